@@ -1,0 +1,29 @@
+# Two commands do all the set-up (see README.md):
+#   make lab    set everything up, open the course in JupyterLab (offline unless ANTHROPIC_API_KEY is set)
+#   make test   set everything up, run the whole test suite
+# Everything installs into a local virtual environment, .venv/.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: lab test record benchmarks notebooks
+
+$(BIN)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+lab: $(BIN)/.installed
+	$(BIN)/jupyter lab notebooks/
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest
+
+# Re-record the shipped recordings from the live API (needs ANTHROPIC_API_KEY).
+record: $(BIN)/.installed
+	$(BIN)/python scripts/author_recordings.py --live
+
+benchmarks: $(BIN)/.installed
+	$(BIN)/python benchmarks/replay_overhead.py

@@ -1,0 +1,98 @@
+"""`looplab.client(recording)`: a genuine `anthropic.Anthropic`, offline by default.
+
+Three modes, chosen by the environment so the same notebook runs everywhere:
+- offline (no ANTHROPIC_API_KEY, or LOOPLAB_MODE=offline): answers come from a recording;
+  nothing touches the network, no key or budget needed;
+- live (a key is set): the real API;
+- record (LOOPLAB_MODE=record and a key): live, and every exchange is saved to the recording.
+In all three the traffic is observed the same way, so the history viewer works in each.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from pathlib import Path
+
+import anthropic
+import httpx2
+
+from .recordings import Recording
+from .transport import ObservedTransport, RecordingTransport, Replay, Traffic
+
+MODEL = "claude-haiku-5-5"
+"""The one model id the course uses, in notebooks and recordings alike."""
+
+MODES = ("offline", "live", "record")
+OFFLINE_API_KEY = "offline-no-key-needed"
+
+_traffic_by_client: "weakref.WeakKeyDictionary[anthropic.Anthropic, Traffic]" = weakref.WeakKeyDictionary()
+
+
+def current_mode() -> str:
+    """The mode the environment asks for: LOOPLAB_MODE if set, else live when a key is present."""
+    mode = os.environ.get("LOOPLAB_MODE", "").strip().lower()
+    if mode and mode not in MODES:
+        raise ValueError(f"LOOPLAB_MODE must be one of {', '.join(MODES)}; got {mode!r}.")
+    if not mode:
+        mode = "live" if os.environ.get("ANTHROPIC_API_KEY") else "offline"
+    if mode != "offline" and not os.environ.get("ANTHROPIC_API_KEY"):
+        raise ValueError(f"LOOPLAB_MODE={mode} needs ANTHROPIC_API_KEY; unset LOOPLAB_MODE to work offline.")
+    return mode
+
+
+def client(
+    recording: str | Path,
+    *,
+    mode: str | None = None,
+    upstream: httpx2.BaseTransport | None = None,
+    quiet: bool = False,
+    print_hints: bool = True,
+) -> anthropic.Anthropic:
+    """A real SDK client whose traffic looplab observes, replays or records.
+
+    `recording` is the name of a recording shipped with the course (e.g. "calculator") or a path
+    to a .json file. `upstream` replaces the network in live and record modes (tests use it to
+    stand in for the API).
+    """
+    mode = mode or current_mode()
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}.")
+    saved = Recording.load(recording)
+    traffic = Traffic()
+
+    if mode == "offline":
+        answer: httpx2.BaseTransport = httpx2.MockTransport(Replay(saved))
+        api_key, max_retries = OFFLINE_API_KEY, 0
+    else:
+        network = upstream or httpx2.HTTPTransport()
+        answer = RecordingTransport(network, saved) if mode == "record" else network
+        api_key, max_retries = os.environ.get("ANTHROPIC_API_KEY") or OFFLINE_API_KEY, 2
+
+    transport = ObservedTransport(answer, traffic, print_hints=print_hints)
+    sdk_client = anthropic.Anthropic(
+        api_key=api_key,
+        max_retries=max_retries,
+        http_client=anthropic.DefaultHttpxClient(transport=transport),
+        **({"base_url": "https://api.anthropic.com"} if mode == "offline" else {}),
+    )
+    _traffic_by_client[sdk_client] = traffic
+    if not quiet:
+        print(describe_mode(mode, saved))
+    return sdk_client
+
+
+def describe_mode(mode: str, recording: Recording) -> str:
+    if mode == "offline":
+        return f"looplab: offline, answers come from the recording '{recording.name}' (set ANTHROPIC_API_KEY to go live)"
+    if mode == "record":
+        return f"looplab: record, live API answers are saved to the recording '{recording.name}'"
+    return f"looplab: live, talking to the real API (model {MODEL}); recording '{recording.name}' unused"
+
+
+def traffic(sdk_client: anthropic.Anthropic) -> Traffic:
+    """The exchanges a client made by `looplab.client()` has seen."""
+    try:
+        return _traffic_by_client[sdk_client]
+    except KeyError:
+        raise TypeError("This client was not made by looplab.client(), so looplab did not see its traffic.") from None

@@ -1,0 +1,186 @@
+"""What sits under the real SDK: small httpx2 transports, each with one job.
+
+    anthropic.Anthropic ──> ObservedTransport ──> one of:
+                             log the exchange,      MockTransport(Replay(recording))   offline
+                             apply the API's rules  HTTPTransport()                    live
+                                                    RecordingTransport(HTTPTransport)  record
+
+The learner holds a genuine `anthropic.Anthropic` and genuine SDK types; everything the course
+adds happens at the HTTP layer, where the SDK cannot tell a recording from the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from typing import Callable
+
+import anthropic
+import httpx2
+
+from .recordings import Recording
+from .rules import check_request, error_body
+
+MESSAGES_PATH = "/v1/messages"
+
+
+class NotRecordedError(anthropic.AnthropicError):
+    """Offline, and this conversation was never recorded.
+
+    It derives from the SDK's own base error, so the SDK lets it through unchanged: no
+    "Connection error.", no retries.
+    """
+
+
+def _json_response(status_code: int, body: dict, request_id: str) -> httpx2.Response:
+    return httpx2.Response(
+        status_code,
+        json=body,
+        headers={"request-id": request_id, "x-should-retry": "false"},
+    )
+
+
+def offline_request_id(body: bytes) -> str:
+    """Stable per request, so a notebook shows the same error text on every run."""
+    return "req_offline_" + hashlib.sha256(body).hexdigest()[:20]
+
+
+class Traffic:
+    """Every request a client sent and what came back, in order: what the history viewer reads.
+
+    Each exchange is `{"request": wire request, "response": wire Message | None, "error": envelope | None}`.
+    """
+
+    def __init__(self) -> None:
+        self.exchanges: list[dict] = []
+        self._listeners: list[Callable[[], None]] = []
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        self._listeners.append(listener)
+
+    def record(self, exchange: dict) -> None:
+        self.exchanges.append(exchange)
+        for listener in list(self._listeners):
+            listener()
+
+    def clear(self) -> None:
+        self.exchanges.clear()
+        for listener in list(self._listeners):
+            listener()
+
+
+class ObservedTransport(httpx2.BaseTransport):
+    """Logs each Messages request, answers rule violations with the API's 400, passes the rest on."""
+
+    def __init__(self, inner: httpx2.BaseTransport, traffic: Traffic, print_hints: bool = True):
+        self.inner = inner
+        self.traffic = traffic
+        self.print_hints = print_hints
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        if request.url.path != MESSAGES_PATH or request.method != "POST":
+            return self.inner.handle_request(request)
+        body_bytes = request.read()
+        body = json.loads(body_bytes)
+        violation = check_request(body)
+        if violation is not None:
+            envelope = error_body(violation, offline_request_id(body_bytes))
+            self.traffic.record({"request": body, "response": None, "error": envelope, "hint": violation.hint})
+            if self.print_hints:
+                print(f"looplab hint: {violation.hint}", file=sys.stderr)
+            return _json_response(400, envelope, envelope["request_id"])
+
+        try:
+            response = self.inner.handle_request(request)
+        except NotRecordedError as error:
+            not_recorded = {"type": "error", "error": {"type": "not_recorded", "message": str(error)}}
+            self.traffic.record({"request": body, "response": None, "error": not_recorded})
+            raise
+        if body.get("stream"):
+            self.traffic.record({"request": body, "response": None, "error": None})
+            return response
+        response.read()
+        payload = _json_or_none(response)
+        if response.is_success:
+            self.traffic.record({"request": body, "response": payload, "error": None})
+        else:
+            self.traffic.record({"request": body, "response": None, "error": payload})
+        return response
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def _json_or_none(response: httpx2.Response) -> dict | None:
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+class Replay:
+    """An httpx2.MockTransport handler that answers from a recording, or says clearly that it can't."""
+
+    def __init__(self, recording: Recording):
+        self.recording = recording
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        if request.url.path != MESSAGES_PATH or request.method != "POST":
+            raise NotRecordedError(
+                f"Offline, looplab only replays POST {MESSAGES_PATH}; "
+                f"{request.method} {request.url.path} is not recorded."
+            )
+        body = json.loads(request.content)
+        if body.get("stream"):
+            raise NotRecordedError(
+                "This request asks for a stream (stream=True), and streams are not recorded.\n"
+                "Offline, call client.messages.create(...) without stream=True; "
+                "to stream for real, set ANTHROPIC_API_KEY to go live."
+            )
+        answer = self.recording.find(body)
+        if answer is None:
+            raise NotRecordedError(not_recorded_message(self.recording, body))
+        return _json_response(200, answer, "req_offline_replay")
+
+
+def not_recorded_message(recording: Recording, request: dict) -> str:
+    lines = [f"This conversation is not recorded in the recording '{recording.name}' (offline mode)."]
+    difference = recording.nearest_difference(request)
+    if difference is None:
+        lines.append(f"The recording has no conversations yet ({recording.path}).")
+    else:
+        lines.append("It differs from the nearest recorded conversation:")
+        lines.append(difference.describe())
+    lines.append(
+        "Offline, only recorded conversations get answers. To ask the real API instead, set "
+        "ANTHROPIC_API_KEY (add LOOPLAB_MODE=record to save the new answers to the recording)."
+    )
+    return "\n".join(lines)
+
+
+class RecordingTransport(httpx2.BaseTransport):
+    """Passes requests to the real API and writes every successful exchange to the recording.
+
+    Only the JSON bodies are written: never a header, so never the API key.
+    """
+
+    def __init__(self, inner: httpx2.BaseTransport, recording: Recording):
+        self.inner = inner
+        self.recording = recording
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = self.inner.handle_request(request)
+        if request.url.path != MESSAGES_PATH or request.method != "POST":
+            return response
+        body = json.loads(request.read())
+        if body.get("stream"):
+            return response
+        response.read()
+        if response.is_success:
+            self.recording.add(body, response.json())
+            self.recording.save()
+        return response
+
+    def close(self) -> None:
+        self.inner.close()
