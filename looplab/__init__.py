@@ -8,5 +8,6 @@ history viewer, the checks and the grader.
 from .client import MODEL, client, current_mode, traffic
 from . import tools
 from .transport import NotRecordedError
+from .viewer import HistoryViewer, show_history
 
-__all__ = ["MODEL", "NotRecordedError", "client", "current_mode", "tools", "traffic"]
+__all__ = ["MODEL", "HistoryViewer", "NotRecordedError", "client", "current_mode", "show_history", "tools", "traffic"]

@@ -1,0 +1,178 @@
+"""A history as steps, one per model call: what the viewer shows, worked out without any widget.
+
+Two sources make steps. A client made by `looplab.client()` has its traffic log: each request the
+SDK sent (wire JSON) with the response or the API error it got. A plain `messages` list, as a
+learner builds it, is cut at each assistant message: the messages before it were the request,
+the assistant message was the answer; when the list ends with a user message, a last step shows
+it as the next request would send it, with the API's verdict.
+
+The thread the course is about is the id: each `tool_use.id` gets a label (A, B, C...) and its
+`tool_result.tool_use_id` gets the same one, so the pairing reads without colour too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from string import ascii_uppercase
+from typing import Any
+
+from pydantic import BaseModel
+
+from .rules import check_request
+
+
+def to_wire(value: Any) -> Any:
+    """SDK objects as the JSON the SDK sends for them (unset fields are not sent)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_unset=True, by_alias=True)
+    if isinstance(value, dict):
+        return {key: to_wire(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_wire(item) for item in value]
+    return value
+
+
+@dataclass
+class Step:
+    """One model call: the messages sent, and what came back."""
+
+    messages: list
+    response: dict | None = None
+    error: dict | None = None
+    hint: str | None = None
+    previous_length: int = 0  # messages[:previous_length] were already in the step before
+    dangling: set = field(default_factory=set)  # tool_use ids in `messages` with no answer after
+    orphans: set = field(default_factory=set)  # tool_result ids in `messages` that answer nothing
+
+    @property
+    def outcome(self) -> str:
+        """The step in a few words: what the model did, or why the request failed."""
+        if self.error is not None:
+            kind = self.error.get("error", {}).get("type")
+            if kind == "not_recorded":
+                return "not recorded (offline)"
+            return "the API refused the request (400)" if kind == "invalid_request_error" else f"error: {kind}"
+        if self.response is None:
+            return "the next request, not sent yet"
+        tools = [b.get("name", "?") for b in _blocks(self.response.get("content")) if b.get("type") == "tool_use"]
+        stop_reason = self.response.get("stop_reason")
+        if tools:
+            return "the model asked for " + _names(tools)
+        if stop_reason in (None, "end_turn"):
+            return "the model answered in words"
+        return f"the model stopped: {stop_reason}"
+
+    @property
+    def error_message(self) -> str | None:
+        if self.error is None:
+            return None
+        return self.error.get("error", {}).get("message")
+
+
+def _names(tools: list[str]) -> str:
+    counts = {name: tools.count(name) for name in dict.fromkeys(tools)}
+    parts = [name if count == 1 else f"{name} ×{count}" for name, count in counts.items()]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _blocks(content: Any) -> list[dict]:
+    if isinstance(content, list):
+        return [block for block in content if isinstance(block, dict)]
+    return []
+
+
+def steps_from_traffic(exchanges: list[dict]) -> list[Step]:
+    steps = []
+    for exchange in exchanges:
+        messages = to_wire(exchange["request"].get("messages", []))
+        steps.append(Step(messages, exchange.get("response"), exchange.get("error"), exchange.get("hint")))
+    return _link(steps)
+
+
+def steps_from_messages(messages: list) -> list[Step]:
+    wire = to_wire(list(messages))
+    steps = []
+    for index, message in enumerate(wire):
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            answer = {"role": "assistant", "content": message.get("content")}
+            steps.append(Step(wire[:index], answer))
+    ends_with_user = bool(wire) and isinstance(wire[-1], dict) and wire[-1].get("role") == "user"
+    if ends_with_user:
+        steps.append(next_request(wire))
+    return _link(steps)
+
+
+def next_request(messages: list) -> Step:
+    """The list as the next call would send it, with the API's verdict on it."""
+    step = Step(messages)
+    violation = check_request({"messages": messages})
+    if violation is not None:
+        step.error = {"type": "error", "error": {"type": "invalid_request_error", "message": violation.message}}
+        step.hint = violation.hint
+    return step
+
+
+def _link(steps: list[Step]) -> list[Step]:
+    """Mark what is new since the previous step, and the ids that answer nothing or go unanswered."""
+    previous: list = []
+    for step in steps:
+        shared = 0
+        for mine, theirs in zip(step.messages, previous):
+            if mine != theirs:
+                break
+            shared += 1
+        step.previous_length = shared
+        step.dangling, step.orphans = unmatched_ids(step.messages)
+        previous = step.messages
+    return steps
+
+
+def unmatched_ids(messages: list) -> tuple[set, set]:
+    """Ids of tool_use blocks with no result in the next message, and results pointing at nothing."""
+    dangling, orphans = set(), set()
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            continue
+        blocks = _blocks(message.get("content"))
+        if message.get("role") == "assistant":
+            asked = [b.get("id") for b in blocks if b.get("type") == "tool_use"]
+            following = messages[index + 1] if index + 1 < len(messages) else None
+            answered = _result_ids(following)
+            dangling.update(tool_id for tool_id in asked if tool_id not in answered)
+        else:
+            before = messages[index - 1] if index > 0 else None
+            asked = set()
+            if isinstance(before, dict) and before.get("role") == "assistant":
+                asked = {b.get("id") for b in _blocks(before.get("content")) if b.get("type") == "tool_use"}
+            orphans.update(b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result" and b.get("tool_use_id") not in asked)
+    return dangling, orphans
+
+
+def _result_ids(message: Any) -> set:
+    if not isinstance(message, dict) or message.get("role") != "user":
+        return set()
+    return {b.get("tool_use_id") for b in _blocks(message.get("content")) if b.get("type") == "tool_result"}
+
+
+def pair_labels(steps: list[Step]) -> dict[str, str]:
+    """A, B, C... for every tool_use id, in the order the model first asked for them."""
+    labels: dict[str, str] = {}
+    for step in steps:
+        sources = list(step.messages) + ([step.response] if step.response else [])
+        for message in sources:
+            if not isinstance(message, dict):
+                continue
+            for block in _blocks(message.get("content")):
+                tool_id = block.get("id") if block.get("type") == "tool_use" else None
+                if tool_id and tool_id not in labels:
+                    labels[tool_id] = _label(len(labels))
+    return labels
+
+
+def _label(number: int) -> str:
+    letters = ""
+    number += 1
+    while number:
+        number, remainder = divmod(number - 1, 26)
+        letters = ascii_uppercase[remainder] + letters
+    return letters
