@@ -18,17 +18,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
-from pathlib import Path
 
 import httpx2
 from anthropic.types import Message
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import looplab  # noqa: E402
-from looplab.recordings import recording_path  # noqa: E402
-from looplab.tools import TOOLS, run_tool  # noqa: E402
+import looplab
+from looplab.recordings import recording_path
+from looplab.tools import TOOLS, run_tool
 
 MAX_TOKENS = 1024
 
@@ -48,7 +44,21 @@ CONVERSATIONS = {
                     ],
                 }
             ],
-        }
+        },
+        {
+            "system": None,
+            "turns": [
+                {
+                    "user": "What are 4823 × 1979 and 1234 / 8?",
+                    "answers": [
+                        [("text", "I'll work out both at once."),
+                         ("tool_use", "calculator", {"expression": "4823 * 1979"}),
+                         ("tool_use", "calculator", {"expression": "1234 / 8"})],
+                        [("text", "4823 × 1979 = 9,544,717, and 1234 / 8 = 154.25.")],
+                    ],
+                }
+            ],
+        },
     ],
 }
 

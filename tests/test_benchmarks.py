@@ -1,0 +1,22 @@
+"""The benchmarks still run. Smoke only: timings depend on the machine, so none is asserted."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "replay_overhead.py"
+
+
+def test_replay_overhead_benchmark_runs_and_reports_every_size():
+    run = subprocess.run(
+        [sys.executable, str(BENCHMARK), "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    for size in (2, 20, 200):
+        # A table row: messages, baseline µs, replay µs, then the ratio, e.g. "      20  554.0  803.1  1.45x".
+        row = re.compile(rf"^\s*{size}\s+[\d.]+\s+[\d.]+\s+[\d.]+x\b", re.MULTILINE)
+        assert row.search(run.stdout), f"no ratio line for {size} messages in:\n{run.stdout}"
