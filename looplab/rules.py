@@ -1,0 +1,462 @@
+"""The Messages API's conversation rules, as one pure function over a request body.
+
+The course's transport calls `check_request` on every request before it answers from a
+recording, so a broken history gets the same 400 offline as it would from the real API,
+plus a plain-English hint. The body is the JSON the SDK POSTs to /v1/messages, already
+decoded: `{"model": ..., "max_tokens": ..., "messages": [...], "tools": [...], ...}`.
+
+Order of the checks (the first one that finds something wins):
+
+1. shape      -- `messages` is a non-empty list of {role, content} dicts whose blocks have the
+                 fields the later rules read. Every later rule may rely on this shape, which is
+                 how `check_request` never raises, whatever it is given.
+2. tools      -- `tools` is a list of dicts whose names match the API's pattern.
+3. empty content, then empty text blocks, then whitespace-only text blocks.
+4. tool_use ids: the pattern, then uniqueness across the whole history.
+5. pairing    -- walks the messages in order; for a user message: does every tool_result answer
+                 a tool_use of the assistant message just before? For an assistant message: does
+                 the next message start with a result for each of its tool_use blocks?
+6. prefill    -- the last message must come from the user.
+
+Pairing runs before prefill on purpose: a history that ends with an assistant `tool_use`
+reports the missing `tool_result`, because that is the learner's actual mistake (they forgot
+to run the tool and reply), not an attempt at prefill.
+
+Consecutive messages with the same role are NOT merged before checking: results split over
+two user messages are reported, as the course teaches (see the reference notes).
+
+The real API does not promise which error it reports when a body breaks several rules; this
+order is the course's choice, kept simple and fixed so that tests and hints are predictable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+# The API's own messages, verbatim from the reference table ("Conversation rules and the
+# API's 400 messages"). Placeholders: {i} message index, {j} block index, {k} tool index.
+API_MESSAGES = {
+    "missing_result": (
+        "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: {ids}."
+        " Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+    ),
+    "unexpected_result": (
+        "messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: {id}."
+        " Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+    ),
+    "duplicate_id": "messages.{i}.content.{j}: `tool_use` ids must be unique",
+    "id_pattern": "messages.{i}.content.{j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+    "tool_name": "tools.{k}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
+    "prefill": (
+        "This model does not support assistant message prefill."
+        " The conversation must end with a user message."
+    ),
+    "empty_content": (
+        "messages.{i}: all messages must have non-empty content"
+        " except for the optional final assistant message"
+    ),
+    "empty_text": "messages: text content blocks must be non-empty",
+    "whitespace_text": "messages: text content blocks must contain non-whitespace text",
+}
+
+# Shape errors. These are NOT in the reference table: they follow the pydantic style the API
+# uses for its other field errors ("<location>: <what is wrong>"), so malformed input gets a
+# clear 400 instead of being silently accepted. {loc} is the field's location.
+FIELD_ERRORS = {
+    "required": "{loc}: Field required",
+    "dict": "{loc}: Input should be a valid dictionary",
+    "list": "{loc}: Input should be a valid list",
+    "string": "{loc}: Input should be a valid string",
+    "content": "{loc}: Input should be a valid string or a list of content blocks",
+    "too_short": "{loc}: List should have at least 1 item after validation, not 0",
+    "role": "{loc}: Input should be 'user' or 'assistant'",
+    "result_in_assistant": "{loc}: tool_result blocks are only allowed in user messages",
+    "use_in_user": "{loc}: tool_use blocks are only allowed in assistant messages",
+}
+
+# One or two sentences for the learner per rule. {path} is the message, block or tool at fault.
+HINTS = {
+    "missing_result": (
+        "Message {i} (assistant) called {ids}, but the message right after it does not start with"
+        " their results. Reply with ONE user message right after message {i} whose content starts"
+        " with a tool_result for every tool_use (any text goes after the results)."
+    ),
+    "unexpected_result": (
+        "Message {i} holds a tool_result for {id}, but the message just before it is not an assistant"
+        " message with a tool_use of that id. Put each result in the user message directly after the"
+        " assistant message that made the call, with its tool_use_id copied from that call."
+    ),
+    "duplicate_id": (
+        "Message {i} reuses the tool_use id {id}, which an earlier tool_use already has."
+        " Send back the assistant's content exactly as the API returned it; never invent or copy ids."
+    ),
+    "id_pattern": (
+        "The tool_use id {id} in message {i} may only contain letters, digits, '_' and '-'."
+        " Send back the assistant's content exactly as the API returned it."
+    ),
+    "tool_name": (
+        "Tool {k} is named {name}, but a tool name may only use letters, digits, '_' and '-'"
+        " (the course keeps it to 64 characters). Rename the tool in its definition."
+    ),
+    "prefill": (
+        "The history ends with an assistant message (message {i}), so there is nothing for the model"
+        " to answer. Append the user's next turn before calling the API again."
+    ),
+    "empty_content": (
+        "Message {i} has empty content. Give it at least one block (or a non-empty string),"
+        " or leave the message out."
+    ),
+    "empty_text": "A text block in message {i} is empty ({path}). Remove the block or give it some text.",
+    "whitespace_text": (
+        "A text block in message {i} holds only whitespace ({path})."
+        " Remove the block or give it some real text."
+    ),
+    "required": "The field `{loc}` is missing, and the API requires it.",
+    "dict": "`{loc}` should be a JSON object (a Python dict).",
+    "list": "`{loc}` should be a list.",
+    "string": "`{loc}` should be a string.",
+    "content": "`{loc}` should be a string or a list of blocks such as {\"type\": \"text\", \"text\": \"Hi\"}.",
+    "too_short": "`messages` is empty: send at least one user message.",
+    "role": (
+        "`{loc}` should be \"user\" or \"assistant\": tool results go in a user message, and the"
+        " system prompt goes in the top-level `system` field."
+    ),
+    "result_in_assistant": (
+        "`{path}` is a tool_result inside an assistant message. Results are your program's answer,"
+        " so they go in the next user message."
+    ),
+    "use_in_user": (
+        "`{path}` is a tool_use inside a user message. Only the model calls tools: keep the assistant"
+        " message as the API returned it and answer it with tool_result blocks."
+    ),
+}
+
+# The fields a block must carry, and their JSON type, for the block types the rules read.
+# Other block types (image, document, thinking, redacted_thinking, ...) pass as they are,
+# and extra keys (cache_control, citations, caller, ...) are ignored.
+BLOCK_FIELDS = {
+    "text": {"text": str},
+    "tool_use": {"id": str, "name": str, "input": dict},
+    "tool_result": {"tool_use_id": str},
+}
+
+ID_PATTERN = re.compile(r"[a-zA-Z0-9_-]+")
+TOOL_NAME_PATTERN = re.compile(r"[a-zA-Z0-9_-]{1,128}")
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: what the API would say, what a learner should do, and where."""
+
+    message: str  # the API's error.message, verbatim, with indices/ids filled in
+    hint: str  # plain English for the learner: what is wrong and how to fix it
+    path: str  # the message, block or tool at fault, e.g. "messages.3" or "messages.4.content.0"
+
+
+def check_request(body: dict) -> Violation | None:
+    """Return the first rule this request body breaks, or None if the API would accept it.
+
+    The rules run in the order of RULES (see the module docstring); the first hit wins, so a
+    learner fixes one thing at a time, as with the real API. It never raises, whatever it is
+    given: a learner's broken history must come back as a 400, not as a crash in the course.
+    """
+    for rule in RULES:
+        found = rule(body)
+        if found is not None:
+            return found
+    return None
+
+
+def error_body(violation: Violation, request_id: str) -> dict:
+    """The 400 body the API sends, so the SDK raises a real `anthropic.BadRequestError`."""
+    return {
+        "type": "error",
+        "error": {"type": "invalid_request_error", "message": violation.message},
+        "request_id": request_id,
+    }
+
+
+# --- building a Violation ---------------------------------------------------------------
+
+
+def _fill(template: str, values: dict) -> str:
+    """Fill {name} placeholders in one pass, leaving unknown ones alone: the templates quote
+    the API's regexes ('{1,128}') verbatim, which str.format would choke on."""
+
+    def value(match: re.Match) -> str:
+        name = match.group(1)
+        return str(values[name]) if name in values else match.group(0)
+
+    return re.sub(r"\{(\w+)\}", value, template)
+
+
+def _violation(rule: str, path: str, **values) -> Violation:
+    message = API_MESSAGES.get(rule) or FIELD_ERRORS[rule]
+    values = {"path": path, **values}
+    return Violation(_fill(message, values), _fill(HINTS[rule], values), path)
+
+
+def _field_error(kind: str, loc: str, path: str) -> Violation:
+    """A shape error: `loc` is the field the API would name, `path` the object holding it."""
+    return _violation(kind, path, loc=loc)
+
+
+# --- 1. shape ----------------------------------------------------------------------------
+
+
+def _check_shape(body: dict) -> Violation | None:
+    """Reject malformed input up front, so every later rule can index without fear."""
+    if not isinstance(body, dict) or "messages" not in body:  # a non-dict body has no messages either
+        return _field_error("required", "messages", "messages")
+    messages = body["messages"]
+    if not isinstance(messages, list):
+        return _field_error("list", "messages", "messages")
+    if not messages:
+        return _field_error("too_short", "messages", "messages")
+    for i, message in enumerate(messages):
+        found = _check_message_shape(message, f"messages.{i}")
+        if found is not None:
+            return found
+    return None
+
+
+def _check_message_shape(message, path: str) -> Violation | None:
+    if not isinstance(message, dict):
+        return _field_error("dict", path, path)
+    if "role" not in message:
+        return _field_error("required", f"{path}.role", path)
+    role = message["role"]
+    if role not in ("user", "assistant"):  # a tuple, not a set: role may be unhashable
+        return _field_error("role", f"{path}.role", path)
+    if "content" not in message:
+        return _field_error("required", f"{path}.content", path)
+    return _check_content_shape(message["content"], f"{path}.content", path, role)
+
+
+def _check_content_shape(content, loc: str, path: str, role: str) -> Violation | None:
+    """Content is a string or a list of blocks, in a message and in a tool_result alike.
+
+    `loc` is how the API names the content field; `path` is the message or block that owns it.
+    """
+    if isinstance(content, str):
+        return None
+    if not isinstance(content, list):
+        return _field_error("content", loc, path)
+    for j, block in enumerate(content):
+        found = _check_block_shape(block, f"{loc}.{j}", f"{path}.content.{j}", role)
+        if found is not None:
+            return found
+    return None
+
+
+def _check_block_shape(block, loc: str, path: str, role: str) -> Violation | None:
+    """`loc` and `path` differ only inside a tool_result: the API names the block type in its
+    locations (….content.0.tool_result.content.1), the body path does not (….content.0.content.1)."""
+    if not isinstance(block, dict):
+        return _field_error("dict", loc, path)
+    if "type" not in block:
+        return _field_error("required", f"{loc}.type", path)
+    kind = block["type"]
+    if not isinstance(kind, str):
+        return _field_error("string", f"{loc}.type", path)
+    if kind == "tool_result" and role == "assistant":
+        return _field_error("result_in_assistant", loc, path)
+    if kind == "tool_use" and role == "user":
+        return _field_error("use_in_user", loc, path)
+    for field, expected in BLOCK_FIELDS.get(kind, {}).items():
+        if field not in block:
+            return _field_error("required", f"{loc}.{kind}.{field}", path)
+        if not isinstance(block[field], expected):
+            return _field_error("string" if expected is str else "dict", f"{loc}.{kind}.{field}", path)
+    if kind == "tool_result" and "content" in block:  # optional: a result may carry no content
+        return _check_content_shape(block["content"], f"{loc}.tool_result.content", path, role)
+    return None
+
+
+# --- 2. tools ----------------------------------------------------------------------------
+
+
+def _check_tools(body: dict) -> Violation | None:
+    """Tool definitions: a list of dicts, each with a name the API accepts."""
+    if "tools" not in body:
+        return None
+    tools = body["tools"]
+    if not isinstance(tools, list):
+        return _field_error("list", "tools", "tools")
+    for k, tool in enumerate(tools):
+        path = f"tools.{k}"
+        if not isinstance(tool, dict):
+            return _field_error("dict", path, path)
+        if "name" not in tool:
+            return _field_error("required", f"{path}.custom.name", path)
+        name = tool["name"]
+        if not isinstance(name, str):
+            return _field_error("string", f"{path}.custom.name", path)
+        if not TOOL_NAME_PATTERN.fullmatch(name):
+            return _violation("tool_name", path, k=k, name=repr(name))
+    return None
+
+
+# --- 3. empty content and text -----------------------------------------------------------
+
+
+def _check_empty_content(body: dict) -> Violation | None:
+    """Only a final assistant message may be empty, and prefill rejects that one later."""
+    messages = body["messages"]
+    last = len(messages) - 1
+    for i, message in enumerate(messages):
+        final_assistant = i == last and message["role"] == "assistant"
+        if message["content"] in ("", []) and not final_assistant:
+            return _violation("empty_content", f"messages.{i}", i=i)
+    return None
+
+
+def _texts(messages: list) -> Iterator[tuple[int, str, str]]:
+    """Yield (message index, path, text) for every text the API checks: non-empty string
+    content, text blocks, and text blocks inside a tool_result's content list.
+    Thinking blocks are not text blocks. String content "" is an empty MESSAGE, not text."""
+    for i, message in enumerate(messages):
+        content = message["content"]
+        if isinstance(content, str):
+            if content:
+                yield i, f"messages.{i}.content", content
+            continue
+        for j, block in enumerate(content):
+            if block["type"] == "text":
+                yield i, f"messages.{i}.content.{j}", block["text"]
+            if block["type"] == "tool_result" and isinstance(block.get("content"), list):
+                for n, inner in enumerate(block["content"]):
+                    if inner["type"] == "text":
+                        yield i, f"messages.{i}.content.{j}.content.{n}", inner["text"]
+
+
+def _check_empty_text(body: dict) -> Violation | None:
+    for i, path, text in _texts(body["messages"]):
+        if text == "":
+            return _violation("empty_text", path, i=i)
+    return None
+
+
+def _check_whitespace_text(body: dict) -> Violation | None:
+    for i, path, text in _texts(body["messages"]):
+        if text.strip() == "":
+            return _violation("whitespace_text", path, i=i)
+    return None
+
+
+# --- 4. tool_use ids ---------------------------------------------------------------------
+
+
+def _blocks(message: dict, kind: str) -> Iterator[tuple[int, dict]]:
+    """(index, block) of every block of one type; string content has no blocks."""
+    content = message["content"]
+    if isinstance(content, list):
+        for j, block in enumerate(content):
+            if block["type"] == kind:
+                yield j, block
+
+
+def _tool_uses(messages: list) -> Iterator[tuple[int, int, dict]]:
+    for i, message in enumerate(messages):
+        for j, block in _blocks(message, "tool_use"):
+            yield i, j, block
+
+
+def _check_id_pattern(body: dict) -> Violation | None:
+    for i, j, block in _tool_uses(body["messages"]):
+        if not ID_PATTERN.fullmatch(block["id"]):
+            return _violation("id_pattern", f"messages.{i}.content.{j}", i=i, j=j, id=repr(block["id"]))
+    return None
+
+
+def _check_unique_ids(body: dict) -> Violation | None:
+    """Ids must be unique across the WHOLE history: results are matched to calls by id."""
+    seen = set()
+    for i, j, block in _tool_uses(body["messages"]):
+        if block["id"] in seen:
+            return _violation("duplicate_id", f"messages.{i}.content.{j}", i=i, j=j, id=block["id"])
+        seen.add(block["id"])
+    return None
+
+
+# --- 5. pairing of tool_use and tool_result ----------------------------------------------
+
+
+def _check_pairing(body: dict) -> Violation | None:
+    """Walk the history in order and report the first broken call/result pair."""
+    messages = body["messages"]
+    for i, message in enumerate(messages):
+        if message["role"] == "user":
+            found = _unexpected_result(messages, i)
+        else:
+            found = _missing_results(messages, i)
+        if found is not None:
+            return found
+    return None
+
+
+def _missing_results(messages: list, i: int) -> Violation | None:
+    """Every tool_use of assistant message i needs a result at the START of message i+1."""
+    called = [block["id"] for _, block in _blocks(messages[i], "tool_use")]
+    following = messages[i + 1] if i + 1 < len(messages) else None
+    if following is not None and following["role"] == "user":
+        answered = _leading_result_ids(following)
+    else:
+        answered = set()
+    missing = [tool_id for tool_id in called if tool_id not in answered]
+    if not missing:
+        return None
+    return _violation("missing_result", f"messages.{i}", i=i, ids=", ".join(missing))
+
+
+def _leading_result_ids(message: dict) -> set[str]:
+    """Ids of the tool_result blocks that come before any other block: a result placed
+    after text does not count, the API only looks at the start of the message."""
+    content = message["content"]
+    ids = set()
+    for block in content if isinstance(content, list) else []:
+        if block["type"] != "tool_result":
+            break
+        ids.add(block["tool_use_id"])
+    return ids
+
+
+def _unexpected_result(messages: list, i: int) -> Violation | None:
+    """A tool_result in user message i must answer a tool_use of message i-1, which must be
+    the assistant's. In the first message, or after another user message, none can."""
+    previous = messages[i - 1] if i > 0 else None
+    if previous is not None and previous["role"] == "assistant":
+        expected = {block["id"] for _, block in _blocks(previous, "tool_use")}
+    else:
+        expected = set()
+    for j, block in _blocks(messages[i], "tool_result"):
+        if block["tool_use_id"] not in expected:
+            path = f"messages.{i}.content.{j}"
+            return _violation("unexpected_result", path, i=i, j=j, id=block["tool_use_id"])
+    return None
+
+
+# --- 6. prefill --------------------------------------------------------------------------
+
+
+def _check_prefill(body: dict) -> Violation | None:
+    """Current models answer the user: the history must end with a user message."""
+    last = len(body["messages"]) - 1
+    if body["messages"][last]["role"] == "assistant":
+        return _violation("prefill", f"messages.{last}", i=last)
+    return None
+
+
+RULES: list[Callable[[dict], Violation | None]] = [
+    _check_shape,  # must stay first: the rules below rely on the shape it guarantees
+    _check_tools,
+    _check_empty_content,
+    _check_empty_text,
+    _check_whitespace_text,
+    _check_id_pattern,
+    _check_unique_ids,
+    _check_pairing,
+    _check_prefill,  # after pairing: a dangling tool_use is reported as a missing result
+]
