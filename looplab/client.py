@@ -76,7 +76,7 @@ def client(
         http_client=anthropic.DefaultHttpxClient(transport=transport),
         **({"base_url": "https://api.anthropic.com"} if mode == "offline" else {}),
     )
-    _traffic_by_client[sdk_client] = traffic
+    remember_traffic(sdk_client, traffic)
     if not quiet:
         print(describe_mode(mode, saved))
     return sdk_client
@@ -88,6 +88,10 @@ def describe_mode(mode: str, recording: Recording) -> str:
     if mode == "record":
         return f"looplab: record, live API answers are saved to the recording '{recording.name}'"
     return f"looplab: live, talking to the real API (model {MODEL}); recording '{recording.name}' unused"
+
+
+def remember_traffic(sdk_client: anthropic.Anthropic, log: Traffic) -> None:
+    _traffic_by_client[sdk_client] = log
 
 
 def traffic(sdk_client: anthropic.Anthropic) -> Traffic:

@@ -1,0 +1,3 @@
+"""Checks for notebook 3 (being written)."""
+
+EXERCISES = []
