@@ -9,5 +9,9 @@ from .client import MODEL, client, current_mode, traffic
 from . import tools
 from .transport import NotRecordedError
 from .viewer import HistoryViewer, show_history
+from .checks import check, hint, progress
 
-__all__ = ["MODEL", "HistoryViewer", "NotRecordedError", "client", "current_mode", "show_history", "tools", "traffic"]
+__all__ = [
+    "MODEL", "HistoryViewer", "NotRecordedError", "check", "client", "current_mode", "hint", "progress",
+    "show_history", "tools", "traffic",
+]

@@ -1,159 +1,175 @@
 """Write the course's recordings by running real conversations through the SDK in record mode.
 
-Every request in a recording is exactly what the `anthropic` SDK sent, because it is produced
-by driving the SDK (looplab.client in record mode) through the same loop the notebooks teach.
-Where the answers come from depends on how this script is run:
+Every request in a recording is exactly what the `anthropic` SDK sent, because the recordings are
+made by running the solution notebooks themselves (and, for the `calculator` recording, the loop
+below) with LOOPLAB_MODE=record. What answers depends on how this script is run:
 
-    python scripts/author_recordings.py          # scripted answers below, no key needed
+    python scripts/author_recordings.py          # scripted answers (scripts/answers/*.py), no key needed
     python scripts/author_recordings.py --live   # the real API answers (needs ANTHROPIC_API_KEY)
 
-The scripted answers are written by hand in the API's wire format and validated with
-`anthropic.types.Message.model_validate`; their token counts are estimates. The shipped
-recordings were made this way because no API key was available when the course was built;
-`--live` (or `make record`) replaces them with real answers.
+Scripted answers are written by hand in the API's wire format and validated with
+`anthropic.types.Message.model_validate`; their ids are made up and their token counts are
+estimates. They are served by a small HTTP server on 127.0.0.1, which the notebooks' kernels
+reach through ANTHROPIC_BASE_URL, exactly as they would reach the API.
+
+Afterwards, run `python -m looplab.exercises --execute` to store the solutions' offline outputs
+and regenerate the learner notebooks (`make record` does all of it).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
+import importlib.util
 import json
+import os
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import httpx2
-from anthropic.types import Message
+import nbformat
+from nbclient import NotebookClient
 
 import looplab
 from looplab.recordings import recording_path
 from looplab.tools import TOOLS, run_tool
 
-MAX_TOKENS = 1024
-
-# What each recording holds: conversations, each a list of user turns; with each turn, the
-# scripted model's answers in order. A tool call is ("tool_use", name, input).
-CONVERSATIONS = {
-    "calculator": [
-        {
-            "system": None,
-            "turns": [
-                {
-                    "user": "What is 4823 × 1979?",
-                    "answers": [
-                        [("text", "I'll use the calculator for that."),
-                         ("tool_use", "calculator", {"expression": "4823 * 1979"})],
-                        [("text", "4823 × 1979 = 9,544,717.")],
-                    ],
-                }
-            ],
-        },
-        {
-            "system": None,
-            "turns": [
-                {
-                    "user": "What are 4823 × 1979 and 1234 / 8?",
-                    "answers": [
-                        [("text", "I'll work out both at once."),
-                         ("tool_use", "calculator", {"expression": "4823 * 1979"}),
-                         ("tool_use", "calculator", {"expression": "1234 / 8"})],
-                        [("text", "4823 × 1979 = 9,544,717, and 1234 / 8 = 154.25.")],
-                    ],
-                }
-            ],
-        },
-    ],
-}
+ROOT = Path(__file__).resolve().parent.parent
+ANSWERS_DIR = Path(__file__).resolve().parent / "answers"
+SOLUTIONS = ROOT / "solutions"
 
 
-def _stable_id(prefix: str, *parts: object) -> str:
-    """Ids that look like the API's and stay the same each time the script runs."""
-    alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-    number = int(hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest(), 16)
-    chars = []
-    for _ in range(22):
-        number, digit = divmod(number, len(alphabet))
-        chars.append(alphabet[digit])
-    return prefix + "01" + "".join(chars)
+def load_answers() -> dict:
+    """Every scripted answer, keyed by the user's question."""
+    answers = {}
+    for path in sorted(ANSWERS_DIR.glob("*.py")):
+        spec = importlib.util.spec_from_file_location(f"answers_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        answers.update(module.ANSWERS)
+    return answers
 
 
-class ScriptedAPI:
-    """Stands in for the API while authoring: answers each request with the next scripted reply."""
-
-    def __init__(self) -> None:
-        self.pending: list[list[tuple]] = []
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        body = json.loads(request.content)
-        blocks = []
-        for index, (kind, *rest) in enumerate(self.pending.pop(0)):
-            if kind == "text":
-                blocks.append({"type": "text", "text": rest[0]})
-            else:
-                name, tool_input = rest
-                tool_id = _stable_id("toolu_", body["messages"], index)
-                blocks.append({"type": "tool_use", "id": tool_id, "name": name, "input": tool_input})
-        stop_reason = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
-        message = {
-            "id": _stable_id("msg_", body["messages"]),
-            "type": "message",
-            "role": "assistant",
-            "model": body["model"],
-            "content": blocks,
-            "stop_reason": stop_reason,
-            "stop_sequence": None,
-            "usage": {
-                "input_tokens": len(request.content) // 4,
-                "output_tokens": len(json.dumps(blocks)) // 4,
-                "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0,
-                "service_tier": "standard",
-            },
-        }
-        Message.model_validate(message)
-        return httpx2.Response(200, json=message)
+def _question_and_step(messages: list) -> tuple[str | None, int]:
+    """The user's last question (a text, not tool results) and how many model replies followed it."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            question = content
+        else:
+            texts = [b.get("text") for b in content if b.get("type") == "text"]
+            if not texts or any(b.get("type") == "tool_result" for b in content):
+                continue
+            question = "".join(texts)
+        step = sum(1 for m in messages[index + 1:] if m.get("role") == "assistant")
+        return question, step
+    return None, 0
 
 
-def run_conversation(client, conversation: dict, scripted: ScriptedAPI | None) -> None:
-    """The loop the notebooks build, run once per user turn."""
-    messages: list = []
-    extra = {"system": conversation["system"]} if conversation["system"] else {}
-    for turn in conversation["turns"]:
-        if scripted is not None:
-            scripted.pending = list(turn["answers"])
-        messages.append({"role": "user", "content": turn["user"]})
-        for _ in range(10):
-            reply = client.messages.create(
-                model=looplab.MODEL, max_tokens=MAX_TOKENS, tools=TOOLS, messages=messages, **extra
-            )
-            messages.append({"role": "assistant", "content": reply.content})
-            if reply.stop_reason != "tool_use":
-                break
-            results = []
-            for block in reply.content:
-                if block.type == "tool_use":
-                    output = run_tool(block.name, block.input)
-                    result = {"type": "tool_result", "tool_use_id": block.id, "content": output}
-                    if output.startswith("Error: "):
-                        result["is_error"] = True
-                    results.append(result)
-            messages.append({"role": "user", "content": results})
+def scripted_answer(answers: dict, body: dict) -> tuple[int, dict]:
+    """The scripted reply to a request, or a 404 that says which answer is missing."""
+    question, step = _question_and_step(body.get("messages", []))
+    replies = answers.get(question, [])
+    if step >= len(replies):
+        message = f"no scripted answer for {question!r} after {step} replies: add it in scripts/answers/"
+        return 404, {"type": "error", "error": {"type": "not_found_error", "message": message}}
+    return 200, replies[step](body)
 
 
-def author(names: list[str], live: bool) -> None:
-    for name in names:
-        recording_path(name).unlink(missing_ok=True)
-        scripted = None if live else ScriptedAPI()
-        upstream = None if live else httpx2.MockTransport(scripted)
-        client = looplab.client(name, mode="record", upstream=upstream)
-        for conversation in CONVERSATIONS[name]:
-            run_conversation(client, conversation, scripted)
-        print(f"wrote {recording_path(name)}")
+def serve(answers: dict) -> ThreadingHTTPServer:
+    """The scripted answers behind a real HTTP endpoint on loopback, for the notebooks' kernels."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            status, payload = scripted_answer(answers, body)
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def run_loop(client, question: str) -> None:
+    messages: list = [{"role": "user", "content": question}]
+    for _ in range(10):
+        reply = client.messages.create(model=looplab.MODEL, max_tokens=1024, tools=TOOLS, messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+        if reply.stop_reason != "tool_use":
+            return
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": block.id, "content": run_tool(block.name, block.input)}
+            for block in reply.content if block.type == "tool_use"
+        ]})
+
+
+def author_calculator(answers: dict | None) -> None:
+    spec = importlib.util.spec_from_file_location("answers_calculator", ANSWERS_DIR / "calculator.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    recording_path("calculator").unlink(missing_ok=True)
+    upstream = None
+    if answers is not None:
+        upstream = httpx2.MockTransport(lambda request: _scripted_response(answers, request))
+    client = looplab.client("calculator", mode="record", upstream=upstream)
+    for question in module.QUESTIONS:
+        run_loop(client, question)
+
+
+def _scripted_response(answers: dict, request: httpx2.Request) -> httpx2.Response:
+    status, payload = scripted_answer(answers, json.loads(request.content))
+    return httpx2.Response(status, json=payload)
+
+
+def author_notebook(path: Path, base_url: str | None) -> None:
+    """Run a solution notebook in record mode: its recording gets exactly what it sends."""
+    recording_path(path.stem).unlink(missing_ok=True)
+    env = dict(os.environ, LOOPLAB_MODE="record")
+    if base_url is not None:
+        env.update(ANTHROPIC_BASE_URL=base_url, ANTHROPIC_API_KEY="scripted-no-key-needed")
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        notebook = nbformat.read(path, as_version=4)
+        NotebookClient(notebook, timeout=120, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--live", action="store_true", help="ask the real API (needs ANTHROPIC_API_KEY)")
-    parser.add_argument("names", nargs="*", default=sorted(CONVERSATIONS), help="recordings to write")
+    parser.add_argument("names", nargs="*", help="recordings to write (default: all)")
     args = parser.parse_args()
-    author(args.names, args.live)
+    if args.live and not os.environ.get("ANTHROPIC_API_KEY"):
+        parser.error("--live needs ANTHROPIC_API_KEY")
+    answers = None if args.live else load_answers()
+    server = None if args.live else serve(answers)
+    base_url = None if server is None else f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        if not args.names or "calculator" in args.names:
+            author_calculator(answers)
+            print(f"wrote {recording_path('calculator')}")
+        for path in sorted(SOLUTIONS.glob("*.ipynb")):
+            if not args.names or path.stem in args.names:
+                author_notebook(path, base_url)
+                print(f"wrote {recording_path(path.stem)}")
+    finally:
+        if server is not None:
+            server.shutdown()
 
 
 if __name__ == "__main__":

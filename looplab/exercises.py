@@ -1,0 +1,107 @@
+"""Solutions are the source; learner notebooks are made from them.
+
+    python -m looplab.exercises            # solutions/*.ipynb -> notebooks/*.ipynb
+    python -m looplab.exercises --execute  # first re-run the solutions offline and store their outputs
+
+In a solution notebook, each exercise's code sits between a `### BEGIN SOLUTION` line and a
+`### END SOLUTION` line. The learner's copy has that region replaced by a stub that raises
+NotImplementedError naming the exercise (found in the cell's metadata `looplab.exercise`),
+and every output cleared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+NOTEBOOKS = ROOT / "notebooks"
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+REGION = re.compile(rf"^([ \t]*){re.escape(BEGIN)}[^\n]*\n.*?^[ \t]*{re.escape(END)}[^\n]*$", re.MULTILINE | re.DOTALL)
+EXECUTION_TIMEOUT = 120  # seconds per cell
+
+
+def exercise_of(cell) -> str | None:
+    return cell.get("metadata", {}).get("looplab", {}).get("exercise")
+
+
+def stub(source: str, exercise: str | None) -> str:
+    """Each solution region becomes a line that says what to write."""
+    label = f"Exercise {exercise}" if exercise else "This exercise"
+
+    def replace(match: re.Match) -> str:
+        indent = match.group(1)
+        return f'{indent}# YOUR CODE HERE\n{indent}raise NotImplementedError("{label}: replace this line with your code")'
+
+    return REGION.sub(replace, source)
+
+
+def learner_version(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    notebook = nbformat.from_dict(solution)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        if BEGIN in cell.source:
+            cell.source = stub(cell.source, exercise_of(cell))
+        cell.outputs = []
+        cell.execution_count = None
+        cell.metadata.pop("execution", None)
+    notebook.metadata.pop("widgets", None)
+    return notebook
+
+
+def generate(names: list[str] | None = None) -> list[Path]:
+    written = []
+    NOTEBOOKS.mkdir(exist_ok=True)
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        if names and path.stem not in names:
+            continue
+        target = NOTEBOOKS / path.name
+        nbformat.write(learner_version(nbformat.read(path, as_version=4)), target)
+        written.append(target)
+    return written
+
+
+def execute(path: Path) -> None:
+    """Re-run a solution notebook offline and store its outputs (no widget state: see README)."""
+    notebook = nbformat.read(path, as_version=4)
+    env = {key: value for key, value in os.environ.items() if key != "ANTHROPIC_API_KEY"}
+    env["LOOPLAB_MODE"] = "offline"
+    saved_env = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        NotebookClient(notebook, timeout=EXECUTION_TIMEOUT, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+    notebook.metadata.pop("widgets", None)
+    for cell in notebook.cells:
+        cell.metadata.pop("execution", None)
+    nbformat.write(notebook, path)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Make the learner notebooks from the solutions.")
+    parser.add_argument("--execute", action="store_true", help="re-run the solutions offline first, storing outputs")
+    parser.add_argument("names", nargs="*", help="notebook names (default: all)")
+    args = parser.parse_args(argv)
+    if args.execute:
+        for path in sorted(SOLUTIONS.glob("*.ipynb")):
+            if not args.names or path.stem in args.names:
+                print(f"executing {path.relative_to(ROOT)}", file=sys.stderr)
+                execute(path)
+    for target in generate(args.names):
+        print(f"wrote {target.relative_to(ROOT)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+"""The exercise code of a solution notebook, as Python objects the check tests can use.
+
+The solution notebooks are the single source of the exercise solutions, so the tests check them
+directly: run the notebook's `setup` and `exercise` cells (tags) in a fresh namespace, offline,
+and hand back that namespace.
+"""
+
+import contextlib
+import io
+import os
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def solution_namespace(stem: str) -> dict:
+    notebook = nbformat.read(ROOT / "solutions" / f"{stem}.ipynb", as_version=4)
+    namespace: dict = {"__name__": f"solution_{stem}"}
+    saved = {key: os.environ.get(key) for key in ("ANTHROPIC_API_KEY", "LOOPLAB_MODE")}
+    os.environ.pop("ANTHROPIC_API_KEY", None)
+    os.environ["LOOPLAB_MODE"] = "offline"
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            for cell in notebook.cells:
+                tags = cell.get("metadata", {}).get("tags", [])
+                if cell.cell_type == "code" and ("setup" in tags or "exercise" in tags):
+                    exec(compile(cell.source, f"<{stem} cell>", "exec"), namespace)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return namespace
