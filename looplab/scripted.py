@@ -128,12 +128,11 @@ class ScriptedModel:
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         self.calls += 1
-        if self.calls > self.call_limit:
-            raise TooManyCalls(f"the model was called {self.call_limit} times and the loop did not stop")
-        body = json.loads(request.content)
-        answer = next(self.replies, None)
+        answer = next(self.replies, None) if self.calls <= self.call_limit else None
         if answer is None:
-            raise TooManyCalls(f"the model was called {self.calls} times, more than this scenario expects")
+            expected = min(self.call_limit, self.calls - 1)
+            raise TooManyCalls(f"it called the model {self.calls} times where this scenario expects at most {expected}")
+        body = json.loads(request.content)
         return httpx2.Response(200, json=answer(body))
 
 

@@ -39,15 +39,13 @@ ANSWERS_DIR = Path(__file__).resolve().parent / "answers"
 SOLUTIONS = ROOT / "solutions"
 
 
-def load_answers() -> dict:
-    """Every scripted answer, keyed by the user's question."""
-    answers = {}
-    for path in sorted(ANSWERS_DIR.glob("*.py")):
-        spec = importlib.util.spec_from_file_location(f"answers_{path.stem}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        answers.update(module.ANSWERS)
-    return answers
+def load_answers(name: str) -> dict:
+    """The scripted answers of one recording, keyed by the user's question."""
+    path = ANSWERS_DIR / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"answers_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ANSWERS
 
 
 def _question_and_step(messages: list) -> tuple[str | None, int]:
@@ -114,16 +112,13 @@ def run_loop(client, question: str) -> None:
         ]})
 
 
-def author_calculator(answers: dict | None) -> None:
-    spec = importlib.util.spec_from_file_location("answers_calculator", ANSWERS_DIR / "calculator.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+def author_calculator(live: bool) -> None:
+    """The `calculator` recording: the loop the notebooks teach, run on each scripted question."""
+    answers = load_answers("calculator")
     recording_path("calculator").unlink(missing_ok=True)
-    upstream = None
-    if answers is not None:
-        upstream = httpx2.MockTransport(lambda request: _scripted_response(answers, request))
+    upstream = None if live else httpx2.MockTransport(lambda request: _scripted_response(answers, request))
     client = looplab.client("calculator", mode="record", upstream=upstream)
-    for question in module.QUESTIONS:
+    for question in answers:
         run_loop(client, question)
 
 
@@ -132,12 +127,15 @@ def _scripted_response(answers: dict, request: httpx2.Request) -> httpx2.Respons
     return httpx2.Response(status, json=payload)
 
 
-def author_notebook(path: Path, base_url: str | None) -> None:
+def author_notebook(path: Path, live: bool) -> None:
     """Run a solution notebook in record mode: its recording gets exactly what it sends."""
     recording_path(path.stem).unlink(missing_ok=True)
-    env = dict(os.environ, LOOPLAB_MODE="record")
-    if base_url is not None:
-        env.update(ANTHROPIC_BASE_URL=base_url, ANTHROPIC_API_KEY="scripted-no-key-needed")
+    env = {"LOOPLAB_MODE": "record"}
+    server = None
+    if not live:
+        server = serve(load_answers(path.stem))
+        env.update(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}",
+                   ANTHROPIC_API_KEY="scripted-no-key-needed")
     saved = dict(os.environ)
     os.environ.update(env)
     try:
@@ -147,6 +145,8 @@ def author_notebook(path: Path, base_url: str | None) -> None:
     finally:
         os.environ.clear()
         os.environ.update(saved)
+        if server is not None:
+            server.shutdown()
 
 
 def main() -> None:
@@ -156,20 +156,13 @@ def main() -> None:
     args = parser.parse_args()
     if args.live and not os.environ.get("ANTHROPIC_API_KEY"):
         parser.error("--live needs ANTHROPIC_API_KEY")
-    answers = None if args.live else load_answers()
-    server = None if args.live else serve(answers)
-    base_url = None if server is None else f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        if not args.names or "calculator" in args.names:
-            author_calculator(answers)
-            print(f"wrote {recording_path('calculator')}")
-        for path in sorted(SOLUTIONS.glob("*.ipynb")):
-            if not args.names or path.stem in args.names:
-                author_notebook(path, base_url)
-                print(f"wrote {recording_path(path.stem)}")
-    finally:
-        if server is not None:
-            server.shutdown()
+    if not args.names or "calculator" in args.names:
+        author_calculator(args.live)
+        print(f"wrote {recording_path('calculator')}")
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        if not args.names or path.stem in args.names:
+            author_notebook(path, args.live)
+            print(f"wrote {recording_path(path.stem)}")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """The exercise code of a solution notebook, as Python objects the check tests can use.
 
 The solution notebooks are the single source of the exercise solutions, so the tests check them
-directly: run the notebook's `setup` and `exercise` cells (tags) in a fresh namespace, offline,
-and hand back that namespace.
+directly: run the notebook's code cells in a fresh namespace, offline, as a kernel would, and hand
+back that namespace. Cells that show an error on purpose (`raises-exception`) may raise; cells with
+IPython magics or shell lines (`%`, `!`) are left out.
 """
 
 import contextlib
@@ -15,6 +16,10 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _has_magic(source: str) -> bool:
+    return any(line.lstrip().startswith(("%", "!")) for line in source.splitlines())
+
+
 def solution_namespace(stem: str) -> dict:
     notebook = nbformat.read(ROOT / "solutions" / f"{stem}.ipynb", as_version=4)
     namespace: dict = {"__name__": f"solution_{stem}"}
@@ -25,8 +30,13 @@ def solution_namespace(stem: str) -> dict:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             for cell in notebook.cells:
                 tags = cell.get("metadata", {}).get("tags", [])
-                if cell.cell_type == "code" and ("setup" in tags or "exercise" in tags):
+                if cell.cell_type != "code" or _has_magic(cell.source):
+                    continue
+                try:
                     exec(compile(cell.source, f"<{stem} cell>", "exec"), namespace)
+                except Exception:
+                    if "raises-exception" not in tags:
+                        raise
     finally:
         for key, value in saved.items():
             if value is None:

@@ -192,8 +192,9 @@ def explain(error: BaseException, exercise: str) -> Failure:
         return Failure(f"the API rejected the history your code sent (400): {error.api_message}", _rule_hint(error))
     if isinstance(error, TooManyCalls):
         return Failure(
-            f"your code never stopped: {error}",
-            "A loop that trusts the model to stop needs a hard cap on the number of model calls.",
+            f"too many model calls: {error}",
+            "Call the model only as often as needed: stop when it answers in words, "
+            "and never more than the cap (max_iterations) allows.",
         )
     if isinstance(error, CheckTimeout):
         return Failure(

@@ -92,6 +92,9 @@ NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 def check_tool_definition(tool, report: Report) -> None:
+    if tool == {}:
+        raise Failure("not written yet: CALCULATOR_TOOL is still an empty dict",
+                      "Fill in the three keys: name, description and input_schema.")
     report.expect(isinstance(tool, dict), "CALCULATOR_TOOL is a dict",
                   f"CALCULATOR_TOOL should be a dict; it is a {type(tool).__name__}")
     report.expect(tool.get("name") == "calculator", "its name is 'calculator'",

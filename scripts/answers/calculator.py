@@ -12,6 +12,3 @@ ANSWERS = {
         reply(text("4823 × 1979 = 9,544,717, and 1234 / 8 = 154.25.")),
     ],
 }
-
-# Not a notebook's recording: these questions are asked by scripts/author_recordings.py itself.
-QUESTIONS = list(ANSWERS)

@@ -1,0 +1,118 @@
+"""The notebooks: learner copies in sync with the solutions, and they fail exactly where they should.
+
+nbval (see pyproject.toml) runs the solutions and compares every stored output. It cannot tell
+whether a learner's stub cell really fails (a `raises-exception` cell that raises nothing passes),
+so the learner notebooks are run here with nbclient, cell by cell.
+"""
+
+import ast
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from looplab.exercises import BEGIN, END, NOTEBOOKS, SOLUTIONS, learner_version
+
+SOLUTION_FILES = sorted(SOLUTIONS.glob("*.ipynb"))
+EXPECTED_NOTEBOOKS = ["01_one_tool_call", "02_closing_the_loop", "03_matching_ids", "04_your_agent"]
+
+
+def tags(cell) -> list[str]:
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def test_the_series_is_complete():
+    assert [path.stem for path in SOLUTION_FILES] == EXPECTED_NOTEBOOKS
+    assert sorted(path.stem for path in NOTEBOOKS.glob("*.ipynb")) == EXPECTED_NOTEBOOKS
+
+
+@pytest.mark.parametrize("solution", SOLUTION_FILES, ids=lambda p: p.stem)
+def test_learner_notebook_is_exactly_what_the_generator_makes(solution):
+    expected = learner_version(nbformat.read(solution, as_version=4))
+    committed = nbformat.read(NOTEBOOKS / solution.name, as_version=4)
+    assert json.loads(nbformat.writes(committed)) == json.loads(nbformat.writes(expected)), (
+        f"notebooks/{solution.name} is out of date: run `python -m looplab.exercises`"
+    )
+
+
+@pytest.mark.parametrize("path", SOLUTION_FILES + sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_committed_notebooks_carry_no_widget_state(path):
+    """A partial metadata.widgets makes GitHub show "Invalid Notebook"; none is kept at all."""
+    notebook = nbformat.read(path, as_version=4)
+    assert "widgets" not in notebook.metadata
+    nbformat.validate(notebook)
+
+
+@pytest.mark.parametrize("solution", SOLUTION_FILES, ids=lambda p: p.stem)
+def test_every_exercise_is_marked_checked_and_stubbed(solution):
+    notebook = nbformat.read(solution, as_version=4)
+    exercises = [cell for cell in notebook.cells if "exercise" in tags(cell)]
+    assert exercises, "a notebook of the series has exercises"
+    checks = [cell.source for cell in notebook.cells if "check" in tags(cell)]
+    for cell in exercises:
+        number = cell.metadata["looplab"]["exercise"]
+        assert BEGIN in cell.source and END in cell.source
+        assert any(source.startswith(f'check("{number}",') for source in checks), f"no check cell for {number}"
+    learner = learner_version(notebook)
+    for cell in learner.cells:
+        assert BEGIN not in cell.source and "### END" not in cell.source
+        if "exercise" in tags(cell):
+            assert f"Exercise {cell.metadata['looplab']['exercise']}" in cell.source
+            assert "raise NotImplementedError" in cell.source
+
+
+def calls_input(source: str) -> bool:
+    """Does the cell call input()? Magic lines (%, !) are left out before parsing."""
+    python = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    try:
+        tree = ast.parse(python)
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "input" for n in ast.walk(tree))
+
+
+def test_no_notebook_asks_for_input():
+    for path in SOLUTION_FILES:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code":
+                assert not calls_input(cell.source), (path.name, cell.source)
+
+
+def run_learner_notebook(path: Path) -> list[tuple]:
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    outcomes = []
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        errors = [output for output in cell.outputs if output.output_type == "error"]
+        outcomes.append((index, tags(cell), errors, cell.source))
+    return outcomes
+
+
+@pytest.mark.parametrize("name", EXPECTED_NOTEBOOKS)
+def test_learner_notebook_stops_only_at_the_exercises(name):
+    """Run top to bottom offline: every cell works except the exercise stubs and their checks, which fail."""
+    for index, cell_tags, errors, source in run_learner_notebook(NOTEBOOKS / f"{name}.ipynb"):
+        if "exercise" in cell_tags:
+            assert errors and errors[0].ename == "NotImplementedError", f"cell {index} should fail as a stub:\n{source}"
+        elif "check" in cell_tags:
+            assert errors and errors[0].ename == "CheckFailed", f"cell {index} (a check) should fail:\n{source}"
+            assert "not written yet" in errors[0].evalue
+        elif "raises-exception" in cell_tags:
+            assert errors, f"cell {index} is tagged raises-exception but raised nothing:\n{source}"
+        else:
+            assert not errors, f"cell {index} failed in the learner's copy:\n{source}\n{errors[0].evalue if errors else ''}"
+
+
+@pytest.mark.parametrize("solution", SOLUTION_FILES, ids=lambda p: p.stem)
+def test_raises_exception_cells_really_raise_in_the_solutions(solution):
+    notebook = nbformat.read(solution, as_version=4)
+    for cell in notebook.cells:
+        if "raises-exception" in tags(cell):
+            assert any(output.output_type == "error" for output in cell.outputs), cell.source
+        elif cell.cell_type == "code":
+            assert not any(output.output_type == "error" for output in cell.outputs), cell.source
