@@ -19,11 +19,17 @@ lab: $(BIN)/.installed
 	$(BIN)/jupyter lab notebooks/
 
 test: $(BIN)/.installed
+	bash scripts/install_system_deps.sh
 	$(BIN)/python -m pytest
 
-# Re-record the shipped recordings from the live API (needs ANTHROPIC_API_KEY).
+# Re-record the shipped recordings from the live API (needs ANTHROPIC_API_KEY), then refresh the notebooks.
 record: $(BIN)/.installed
 	$(BIN)/python scripts/author_recordings.py --live
+	$(BIN)/python -m looplab.exercises --execute
+
+# Re-run the solution notebooks offline (storing their outputs) and regenerate the learner notebooks.
+notebooks: $(BIN)/.installed
+	$(BIN)/python -m looplab.exercises --execute
 
 benchmarks: $(BIN)/.installed
 	$(BIN)/python benchmarks/replay_overhead.py

@@ -126,7 +126,7 @@ def _index(label: str | None) -> int:
     return sum(ord(ch) - 64 for ch in label) - 1 if label and label != "?" else 0
 
 
-def step_html(step: Step, number: int, total: int, labels: dict) -> str:
+def step_html(step: Step, number: int, total: int, labels: dict, with_title: bool = True) -> str:
     sent = []
     for index, message in enumerate(step.messages):
         new = index >= step.previous_length
@@ -143,8 +143,9 @@ def step_html(step: Step, number: int, total: int, labels: dict) -> str:
         answer = f'<pre class="looplab-error">{html.escape(step.error_message or "")}{hint}</pre>'
     else:
         answer = "<pre>(nothing: this request was not sent)</pre>"
+    title = f'<h4 class="looplab-step-title">{html.escape(step_title(step, number, total))}</h4>' if with_title else ""
     return (
-        f'<div class="looplab-history"><h4 class="looplab-step-title">{html.escape(step_title(step, number, total))}</h4>'
+        f'<div class="looplab-history">{title}'
         f'<div class="looplab-columns"><div class="looplab-column"><h4>request: messages</h4>{"".join(sent) or "<pre>[]</pre>"}</div>'
         f'<div class="looplab-column"><h4>{"response" if step.response is not None else "outcome"}</h4>{answer}</div></div></div>'
     )
@@ -217,7 +218,7 @@ class HistoryViewer(widgets.VBox):
         number = self.slider.value
         step = self.steps[number - 1]
         self.label.value = f"<b>{html.escape(step_title(step, number, total))}</b>"
-        self.body.value = STYLE + step_html(step, number, total, self.labels)
+        self.body.value = STYLE + step_html(step, number, total, self.labels, with_title=False)
         self.previous.disabled = number == 1
         self.next.disabled = number == total
 

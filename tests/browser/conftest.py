@@ -1,0 +1,342 @@
+"""Real-browser test fixtures: a JupyterLab server on loopback, offline, and Debian's Chromium driven by Playwright.
+
+Nothing here downloads a browser: Playwright only drives /usr/bin/chromium, which
+`bash scripts/install_system_deps.sh` installs (as root, with apt-get). Without it the browser
+tests are skipped, except in CI (CI=true), where a missing browser is a failure.
+
+Select or deselect these tests with `-m browser` / `-m "not browser"`.
+"""
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "artifacts"
+HERE = Path(__file__).resolve().parent
+
+SERVER_START_TIMEOUT = 60  # seconds until /api/status must answer
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+# JupyterLab user settings written into the server's private settings dir: no news or update
+# checks, no toasts over the notebook, and every cell attached to the DOM (no windowing), so the
+# test sees every output whatever its scroll position.
+LAB_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+        "doNotDisturbMode": True,
+    },
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+}
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "browser: drives a real JupyterLab in headless Chromium (needs /usr/bin/chromium)"
+    )
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the item, so fixtures can tell at teardown whether the test failed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
+def unavailable(reason):
+    """Skip the browser tests on a machine without the browser; in CI the same thing is a failure."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
+
+
+def free_loopback_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Lab:
+    """A running JupyterLab: where it listens, its token and the folder it serves."""
+
+    def __init__(self, process, port, token, root_dir, log_path):
+        self.process = process
+        self.port = port
+        self.token = token
+        self.root_dir = root_dir
+        self.log_path = log_path
+        self.base_url = f"http://127.0.0.1:{port}"
+
+    def url(self, path):
+        separator = "&" if "?" in path else "?"
+        return f"{self.base_url}/{path.lstrip('/')}{separator}token={self.token}"
+
+    def log_tail(self, lines=40):
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return "(no server log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def add_notebook(self, source):
+        """Copy a notebook into the served folder; returns its name there."""
+        source = Path(source)
+        shutil.copy(source, self.root_dir / source.name)
+        return source.name
+
+
+def _wait_until_ready(lab):
+    deadline = time.monotonic() + SERVER_START_TIMEOUT
+    last_error = None
+    while time.monotonic() < deadline:
+        if lab.process.poll() is not None:
+            pytest.fail(
+                f"JupyterLab exited with code {lab.process.returncode} before answering; its log ends with:\n"
+                f"{lab.log_tail()}",
+                pytrace=False,
+            )
+        try:
+            with urllib.request.urlopen(lab.url("/api/status"), timeout=2) as response:
+                json.load(response)
+                return
+        except (OSError, ValueError) as error:  # connection refused, timeouts, HTTP errors, half-started server
+            last_error = error
+        time.sleep(0.25)
+    pytest.fail(
+        f"JupyterLab did not answer /api/status within {SERVER_START_TIMEOUT} s (last error: {last_error}); "
+        f"its log ends with:\n{lab.log_tail()}",
+        pytrace=False,
+    )
+
+
+def _stop(process):
+    """Stop the server and the kernels it started (its own process group, which we created)."""
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    try:  # whatever is left of the group: the server if it hung, kernels it did not reap
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def jupyter_lab(tmp_path_factory):
+    """A JupyterLab server on a free loopback port with a random token, offline and isolated from ~/.jupyter."""
+    base = tmp_path_factory.mktemp("jupyterlab")
+    root_dir, config_dir, runtime_dir, data_dir, ipython_dir = (
+        base / name for name in ("root", "config", "runtime", "data", "ipython")
+    )
+    for folder in (root_dir, config_dir, runtime_dir, data_dir, ipython_dir):
+        folder.mkdir()
+    settings_dir = config_dir / "lab" / "user-settings"
+    for relative, settings in LAB_SETTINGS.items():
+        path = settings_dir / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings))
+
+    env = dict(os.environ)
+    env.pop("ANTHROPIC_API_KEY", None)
+    env.update(
+        LOOPLAB_MODE="offline",
+        # Config, runtime and user data are private to this run; the venv's own share/jupyter
+        # (lab extensions such as the widget manager, the python3 kernelspec) is still found
+        # through sys.prefix, which these variables do not replace.
+        JUPYTER_CONFIG_DIR=str(config_dir),
+        JUPYTER_RUNTIME_DIR=str(runtime_dir),
+        JUPYTER_DATA_DIR=str(data_dir),
+        IPYTHONDIR=str(ipython_dir),
+        JUPYTER_PLATFORM_DIRS="0",
+        # The kernel runs in root_dir; make it import this working tree's looplab whatever the install.
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        PYTHONUNBUFFERED="1",
+    )
+
+    port = free_loopback_port()
+    token = secrets.token_hex(24)
+    command = [
+        sys.executable, "-m", "jupyter", "lab",
+        "--no-browser",
+        "--ServerApp.open_browser=False",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--ServerApp.allow_root=True",  # CI and the dev machines run as root
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root_dir}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+        f"--LabApp.user_settings_dir={settings_dir}",
+        f"--LabApp.workspaces_dir={config_dir / 'lab' / 'workspaces'}",
+        "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: run commands, read kernel status
+    ]
+    log_path = base / "jupyterlab.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            command, cwd=root_dir, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    lab = Lab(process, port, token, root_dir, log_path)
+    try:
+        _wait_until_ready(lab)
+        yield lab
+    finally:
+        _stop(process)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Debian Chromium under Playwright (never Playwright's own browser download)."""
+    if not CHROMIUM.exists():
+        unavailable(
+            f"Debian's chromium is not installed ({CHROMIUM}): run `bash scripts/install_system_deps.sh` as root"
+        )
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("playwright is not installed: run `make test` (or pip install -r requirements.txt)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def page(request, browser):
+    """A fresh browser page; if the test fails, its screenshot and text are saved to artifacts/."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    console = []
+    page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
+    page.on("pageerror", lambda error: console.append(f"pageerror: {error}"))
+    try:
+        yield page
+    finally:
+        failed = any(
+            getattr(request.node, f"report_{when}", None) is not None
+            and getattr(request.node, f"report_{when}").failed
+            for when in ("setup", "call")
+        )
+        if failed:
+            save_failure_artifacts(page, request.node.name, console)
+        context.close()
+
+
+def save_failure_artifacts(page, name, console=()):
+    """Screenshot, visible text and console of the page, for a failing browser test."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    stem = ARTIFACTS / f"{name}-failure"
+    try:
+        page.screenshot(path=f"{stem}.png", full_page=True, timeout=10_000)
+    except Exception as error:  # the page may be gone; the text and log are still worth having
+        print(f"could not save a screenshot: {error}", file=sys.stderr)
+    try:
+        text = page.inner_text("body", timeout=5_000)
+    except Exception as error:
+        text = f"(could not read the page: {error})"
+    Path(f"{stem}.txt").write_text(text + "\n\n--- browser console ---\n" + "\n".join(console))
+    print(f"browser test failed: saved {stem}.png and {stem}.txt", file=sys.stderr)
+
+
+# --- driving a notebook -------------------------------------------------------------------------
+
+RUN_TIMEOUT = 90_000  # ms for all cells of a notebook to finish
+
+# Each script gets the notebook's path; PANEL finds its panel through window.jupyterapp.
+_PANEL = """const app = window.jupyterapp;
+    const panel = app && [...app.shell.widgets('main')].find(
+        widget => widget.context && widget.context.path === path && widget.content && widget.sessionContext);"""
+
+_KERNEL_IDLE = f"""path => {{
+    {_PANEL}
+    const kernel = panel && panel.sessionContext.session && panel.sessionContext.session.kernel;
+    if (!(kernel && kernel.status === 'idle' && panel.content.widgets.length > 0)) return false;
+    if (app.shell.currentWidget !== panel) {{ app.shell.activateById(panel.id); return false; }}
+    return true;
+}}"""
+
+_RUN_ALL = f"""path => {{
+    {_PANEL}
+    app.commands.execute('notebook:run-all-cells');  // acts on the current notebook: the panel, see above
+}}"""
+
+# Done when no prompt shows [*] and either every code cell has an execution count or a cell raised
+# (after an error the kernel skips the remaining cells, which go back to [ ]).
+_CELLS_DONE = f"""path => {{
+    {_PANEL}
+    if (!panel) return false;
+    const cells = panel.content.widgets.filter(cell => cell.model.type === 'code');
+    const prompts = [...panel.node.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(node => node.textContent);
+    if (cells.length === 0 || prompts.some(text => text.includes('*'))) return false;
+    const raised = cells.some(cell => cell.model.outputs.toJSON().some(output => output.output_type === 'error'));
+    return raised || cells.every(cell => cell.model.executionCount !== null);
+}}"""
+
+_ERRORS = f"""path => {{
+    {_PANEL}
+    return panel.content.widgets.filter(cell => cell.model.type === 'code').flatMap((cell, index) =>
+        cell.model.outputs.toJSON().filter(output => output.output_type === 'error').map(output =>
+            `code cell ${{index + 1}}: ${{output.ename}}: ${{output.evalue}}\\n${{output.traceback.join('\\n')}}`));
+}}"""
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def open_and_run_all(page, lab, notebook):
+    """Open a notebook of lab's root dir in JupyterLab, wait for its kernel, run all cells and wait for them.
+
+    Fails with the cells' tracebacks if a cell raised.
+    """
+    # ?reset: start from an empty workspace, not the tabs a previous test left open.
+    page.goto(lab.url(f"/lab/tree/{notebook}?reset"))
+    page.wait_for_function(_KERNEL_IDLE, arg=notebook, timeout=60_000, polling=200)
+    page.evaluate(_RUN_ALL, notebook)
+    page.wait_for_function(_CELLS_DONE, arg=notebook, timeout=RUN_TIMEOUT, polling=200)
+    errors = page.evaluate(_ERRORS, notebook)
+    if errors:
+        pytest.fail(f"a cell of {notebook} raised in JupyterLab:\n" + _ANSI.sub("", "\n\n".join(errors)), pytrace=False)
+
+
+@pytest.fixture
+def run_notebook(jupyter_lab):
+    """run_notebook(page, path): copy the notebook into the server's folder, open it, run all cells."""
+
+    def run(page, path):
+        return open_and_run_all(page, jupyter_lab, jupyter_lab.add_notebook(path))
+
+    return run
