@@ -94,7 +94,7 @@ def json_html(value: Any, step: Step, labels: dict, is_response: bool = False) -
         if match:
             prefix, key, tool_id, comma = match.groups()
             note, flag = _id_note(tool_id, key, step, labels, is_response)
-            colour = COLOURS[_index(labels.get(tool_id)) % len(COLOURS)]
+            colour = "#a00000" if flag else COLOURS[_index(labels.get(tool_id)) % len(COLOURS)]
             lines.append(
                 f'{html.escape(prefix)}<span class="looplab-pair {flag}" data-pair="{labels.get(tool_id, "?")}" '
                 f'style="color:{colour};outline:1px solid {colour}">"{html.escape(tool_id)}" {html.escape(note)}</span>{comma}'

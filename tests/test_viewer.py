@@ -167,3 +167,15 @@ def test_static_renderings_are_deterministic(monkeypatch):
 def test_bad_source_is_refused_clearly():
     with pytest.raises(TypeError, match="looplab.client"):
         looplab.show_history("messages")
+
+
+def test_nbconvert_html_shows_the_static_rendering():
+    """A committed notebook read without a kernel (nbconvert, GitHub) still shows the history."""
+    from nbconvert import HTMLExporter
+
+    from looplab.exercises import SOLUTIONS
+
+    page, _ = HTMLExporter().from_filename(str(SOLUTIONS / "01_one_tool_call.ipynb"))
+    assert page.count('class="looplab-static"') >= 2
+    assert "Step 1 of 1: the model asked for calculator" in page
+    assert 'class="looplab-pair looplab-dangling" data-pair="A"' in page
