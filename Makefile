@@ -16,7 +16,7 @@ $(BIN)/.installed: requirements.txt pyproject.toml
 	touch $@
 
 lab: $(BIN)/.installed
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/01_one_tool_call.ipynb
 
 test: $(BIN)/.installed
 	bash scripts/install_system_deps.sh
