@@ -192,6 +192,10 @@ class Recording:
         self.model = request.get("model", self.model)
 
     def save(self) -> None:
+        """Write the file, keeping what another writer (a script run by the notebook) saved meanwhile."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        mine = {conversation_key(e["request"]) for e in self.exchanges}
+        theirs = [e for e in Recording.load(self.path).exchanges if conversation_key(e["request"]) not in mine]
+        self.exchanges = theirs + self.exchanges
         data = {"model": self.model, "exchanges": self.exchanges}
         self.path.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")

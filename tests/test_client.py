@@ -318,3 +318,15 @@ def test_record_mode_replaces_a_re_recorded_conversation(with_key, tmp_path):
         client = looplab.client(path, mode="record", upstream=httpx2.MockTransport(FakeAPI()), quiet=True)
         ask(client, [{"role": "user", "content": "hello"}])
     assert len(json.loads(path.read_text())["exchanges"]) == 1
+
+
+def test_two_writers_of_one_recording_keep_each_others_exchanges(with_key, tmp_path):
+    """A notebook and the script it runs can record into the same file at once."""
+    path = tmp_path / "shared.json"
+    first = looplab.client(path, mode="record", upstream=httpx2.MockTransport(FakeAPI()), quiet=True)
+    second = looplab.client(path, mode="record", upstream=httpx2.MockTransport(FakeAPI()), quiet=True)
+    ask(first, [{"role": "user", "content": "from the notebook"}])
+    ask(second, [{"role": "user", "content": "from the script"}])
+    ask(first, [{"role": "user", "content": "from the notebook again"}])
+    questions = [e["request"]["messages"][0]["content"] for e in json.loads(path.read_text())["exchanges"]]
+    assert sorted(questions) == ["from the notebook", "from the notebook again", "from the script"]

@@ -56,7 +56,7 @@ def run_check(number: str, obj: Any) -> CheckResult:
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
         failure = explain(error, number)
         message = failure.message
-        if report.situation and not isinstance(error, Failure):
+        if report.situation and not isinstance(error, (Failure, NotImplementedError)):
             message = f"{report.situation}: {message}"
         return CheckResult(number, exercise.title, 0, exercise.points, report.passed, message, failure.hint)
     return CheckResult(number, exercise.title, exercise.points, exercise.points, report.passed)
@@ -83,11 +83,14 @@ def hint(number: str) -> None:
 
 
 class Progress:
-    """The learner's score so far, exercise by exercise."""
+    """The learner's score so far, exercise by exercise, for the notebooks checked in this session."""
 
     def __init__(self, results: dict[str, CheckResult]):
         self.rows = []
+        notebooks = {number.split(".")[0] for number in results}
         for number, exercise in EXERCISES.items():
+            if number.split(".")[0] not in notebooks:
+                continue
             result = results.get(number)
             status = "not checked yet" if result is None else ("solved" if result.ok else "not solved yet")
             self.rows.append((number, exercise.title, result.points if result else 0, exercise.points, status))
@@ -101,11 +104,15 @@ class Progress:
         return sum(row[3] for row in self.rows)
 
     def __repr__(self) -> str:
+        if not self.rows:
+            return "Progress: no exercise checked yet in this session."
         lines = [f"Progress: {self.points}/{self.max_points} points"]
         lines += [f"  {n:<4} {title:<40} {p}/{m}  {status}" for n, title, p, m, status in self.rows]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
+        if not self.rows:
+            return f"<b>{html.escape(repr(self))}</b>"
         body = "".join(
             f"<tr><td>{n}</td><td>{html.escape(title)}</td><td>{p}/{m}</td><td>{status}</td></tr>"
             for n, title, p, m, status in self.rows
