@@ -20,7 +20,8 @@ def _has_magic(source: str) -> bool:
     return any(line.lstrip().startswith(("%", "!")) for line in source.splitlines())
 
 
-def solution_namespace(stem: str) -> dict:
+def solution_namespace(stem: str, until: str | None = None) -> dict:
+    """The namespace after running the notebook; with `until`, only up to that exercise's cell."""
     notebook = nbformat.read(ROOT / "solutions" / f"{stem}.ipynb", as_version=4)
     namespace: dict = {"__name__": f"solution_{stem}"}
     saved = {key: os.environ.get(key) for key in ("ANTHROPIC_API_KEY", "LOOPLAB_MODE")}
@@ -37,6 +38,8 @@ def solution_namespace(stem: str) -> dict:
                 except Exception:
                     if "raises-exception" not in tags:
                         raise
+                if until is not None and cell.get("metadata", {}).get("looplab", {}).get("exercise") == until:
+                    return namespace
     finally:
         for key, value in saved.items():
             if value is None:

@@ -7,24 +7,13 @@ import pytest
 
 from looplab import loop, tools
 from looplab.checks import run_check
+from tests.check_helpers import fails, stub
 from tests.notebook_code import solution_namespace
 
 
 @pytest.fixture(scope="module")
 def solution():
     return solution_namespace("01_one_tool_call")
-
-
-def stub(*args, **kwargs):
-    raise NotImplementedError("Exercise: replace this line with your code")
-
-
-def assert_fails(number, obj, *fragments):
-    result = run_check(number, obj)
-    assert not result.ok and result.points == 0, repr(result)
-    for fragment in fragments:
-        assert fragment in result.failed, f"{fragment!r} not in {result.failed!r}"
-    return result
 
 
 # --- they pass on the solutions ------------------------------------------------------------------
@@ -43,11 +32,11 @@ def test_reference_passes(number, obj):
 
 @pytest.mark.parametrize("number", ["1.1", "1.3"])
 def test_stub_fails_as_not_written(number):
-    assert_fails(number, stub, "not written yet")
+    fails(number, stub, "not written yet")
 
 
 def test_empty_tool_definition_fails_as_not_written():
-    assert_fails("1.2", {}, "not written yet")
+    fails("1.2", {}, "not written yet")
 
 
 # --- 1.1 calculator: typical wrong answers ------------------------------------------------------------
@@ -90,28 +79,28 @@ def calculator_allowing_power(expression):
 
 
 def test_eval_fails_even_when_it_computes_right():
-    assert_fails("1.1", calculator_with_eval, "eval")
+    fails("1.1", calculator_with_eval, "eval")
 
 
 def test_eval_without_builtins_fails_too():
-    result = assert_fails("1.1", calculator_with_guarded_eval)
+    result = fails("1.1", calculator_with_guarded_eval)
     assert "eval" in result.failed or "refuse" in result.failed
 
 
 def test_a_calculator_that_raises_fails():
-    assert_fails("1.1", calculator_that_raises, "raised ValueError")
+    fails("1.1", calculator_that_raises, "raised ValueError")
 
 
 def test_results_must_be_text():
-    assert_fails("1.1", calculator_returning_numbers, "not a str")
+    fails("1.1", calculator_returning_numbers, "not a str")
 
 
 def test_power_must_be_refused():
-    assert_fails("1.1", calculator_allowing_power, "**")
+    fails("1.1", calculator_allowing_power, "**")
 
 
 def test_wrong_arithmetic_fails():
-    assert_fails("1.1", lambda expression: "42", "expected")
+    fails("1.1", lambda expression: "42", "expected")
 
 
 # --- 1.2 CALCULATOR_TOOL ------------------------------------------------------------------------------
@@ -139,7 +128,7 @@ def tool_with(**changes):
     ([tools.CALCULATOR_TOOL], "dict"),
 ])
 def test_wrong_tool_definitions_fail(tool, fragment):
-    assert_fails("1.2", tool, fragment)
+    fails("1.2", tool, fragment)
 
 
 # --- 1.3 one_shot -------------------------------------------------------------------------------------
@@ -178,19 +167,19 @@ def one_shot_asking_twice(client, question):
 
 
 def test_taking_content_0_fails():
-    assert_fails("1.3", one_shot_first_block, "text block", "AttributeError")
+    fails("1.3", one_shot_first_block, "text block", "AttributeError")
 
 
 def test_not_offering_the_tool_fails():
-    assert_fails("1.3", one_shot_without_tools, "did not offer the calculator")
+    fails("1.3", one_shot_without_tools, "did not offer the calculator")
 
 
 def test_returning_the_model_text_instead_of_the_result_fails():
-    assert_fails("1.3", one_shot_returning_the_model_text, "expected '9544717'")
+    fails("1.3", one_shot_returning_the_model_text, "expected '9544717'")
 
 
 def test_asking_twice_fails():
-    assert_fails("1.3", one_shot_asking_twice, "called the model 2 times")
+    fails("1.3", one_shot_asking_twice, "called the model 2 times")
 
 
 def test_a_broken_learner_calculator_does_not_fail_one_shot():

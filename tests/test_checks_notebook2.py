@@ -1,19 +1,16 @@
 """The checks of notebook 2 (closing the loop): they pass on good code and fail, saying why, on typical mistakes."""
 
-import contextlib
-import io
-import os
 import textwrap
 
-import nbformat
 import pytest
 
 from looplab import loop
-from looplab.checks import EXERCISES, run_check
+from looplab.checks import EXERCISES
 from looplab.client import MODEL
 from looplab.loop import MAX_TOKENS, SYSTEM_PROMPT, tool_result
 from looplab.tools import TOOLS, is_error, run_tool
-from tests.notebook_code import ROOT, solution_namespace
+from tests.check_helpers import fails, passes, stub
+from tests.notebook_code import solution_namespace
 
 STEM = "02_closing_the_loop"
 
@@ -26,61 +23,7 @@ def solution():
 @pytest.fixture(scope="module")
 def solution_until_2_2():
     """The solution's setup and exercise cells up to exercise 2.2: its agent_turn is the one without a cap."""
-    return namespace_until(STEM, "2.2")
-
-
-def _has_magic(source: str) -> bool:
-    return any(line.lstrip().startswith(("%", "!")) for line in source.splitlines())
-
-
-def namespace_until(stem: str, exercise: str) -> dict:
-    """Like solution_namespace, but stop right after the cell of `exercise`."""
-    notebook = nbformat.read(ROOT / "solutions" / f"{stem}.ipynb", as_version=4)
-    namespace: dict = {"__name__": f"solution_{stem}"}
-    saved = {key: os.environ.get(key) for key in ("ANTHROPIC_API_KEY", "LOOPLAB_MODE")}
-    os.environ.pop("ANTHROPIC_API_KEY", None)
-    os.environ["LOOPLAB_MODE"] = "offline"
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            for cell in notebook.cells:
-                if cell.cell_type != "code" or _has_magic(cell.source):
-                    continue
-                try:
-                    exec(compile(cell.source, f"<{stem} cell>", "exec"), namespace)
-                except Exception:
-                    if "raises-exception" not in cell.get("metadata", {}).get("tags", []):
-                        raise
-                if cell.metadata.get("looplab", {}).get("exercise") == exercise:
-                    return namespace
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-    raise AssertionError(f"no exercise {exercise} in {stem}")
-
-
-def passes(number, obj):
-    result = run_check(number, obj)
-    assert result.ok, f"{result.failed}\n{result.hint}"
-    assert result.points == result.max_points > 0
-    return result
-
-
-def fails(number, obj, *expected):
-    """The check fails, and its message (and hint) say each of `expected`."""
-    result = run_check(number, obj)
-    assert not result.ok, f"exercise {number} should fail"
-    assert result.points == 0
-    said = f"{result.failed}\n{result.hint}"
-    for words in expected:
-        assert words in said, f"{words!r} not in:\n{said}"
-    return result
-
-
-def stub(*args, **kwargs):
-    raise NotImplementedError("Exercise 2.x: replace this line with your code")
+    return solution_namespace(STEM, until="2.2")
 
 
 def create(client, messages):

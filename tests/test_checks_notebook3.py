@@ -3,38 +3,17 @@
 import pytest
 
 from looplab import loop
-from looplab.checks import EXERCISES, run_check
+from looplab.checks import EXERCISES
 from looplab.client import MODEL
 from looplab.loop import SYSTEM_PROMPT, tool_result
 from looplab.tools import TOOLS, run_tool
+from tests.check_helpers import fails, passes, stub
 from tests.notebook_code import solution_namespace
 
 
 @pytest.fixture(scope="module")
 def solution():
     return solution_namespace("03_matching_ids")
-
-
-def passes(number, obj):
-    result = run_check(number, obj)
-    assert result.ok, f"{result.failed}\n{result.hint}"
-    assert result.points == result.max_points > 0
-    return result
-
-
-def fails(number, obj, *expected):
-    """The check fails, and its message (and hint) say each of `expected`."""
-    result = run_check(number, obj)
-    assert not result.ok, f"exercise {number} should fail"
-    assert result.points == 0
-    said = f"{result.failed}\n{result.hint}"
-    for words in expected:
-        assert words in said, f"{words!r} not in:\n{said}"
-    return result
-
-
-def stub(*args, **kwargs):
-    raise NotImplementedError("Exercise 3.x: replace this line with your code")
 
 
 def get(item, key):

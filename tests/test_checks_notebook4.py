@@ -146,7 +146,7 @@ def swallows_input_failure(input_stream, output_stream, client, system=SYSTEM_PR
     try:
         line = input("User> ")  # MISTAKE, and the error it raises is swallowed
     except Exception:
-        line = input_stream.readline()
+        input_stream.readline()
     loop.run(input_stream, output_stream, client, system, max_iterations)
 
 

@@ -13,13 +13,6 @@ from looplab.client import current_mode
 QUESTION = "What is 4823 × 1979?"
 
 
-@pytest.fixture
-def offline(monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.delenv("LOOPLAB_MODE", raising=False)
-    return looplab.client("calculator", quiet=True)
-
-
 def ask(client, messages, **extra):
     extra.setdefault("tools", looplab.tools.TOOLS)
     return client.messages.create(model=looplab.MODEL, max_tokens=1024, messages=messages, **extra)

@@ -9,13 +9,6 @@ from looplab.history import steps_from_messages, unmatched_ids
 QUESTION = "What is 4823 × 1979?"
 
 
-@pytest.fixture
-def offline(monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.delenv("LOOPLAB_MODE", raising=False)
-    return looplab.client("calculator", quiet=True)
-
-
 def ask(client, messages):
     return client.messages.create(model=looplab.MODEL, max_tokens=1024, tools=looplab.tools.TOOLS, messages=messages)
 

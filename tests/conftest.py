@@ -1,0 +1,13 @@
+"""Fixtures shared by the tests of the client and of the viewer."""
+
+import pytest
+
+import looplab
+
+
+@pytest.fixture
+def offline(monkeypatch):
+    """A client of the `calculator` recording, offline whatever the environment says."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("LOOPLAB_MODE", raising=False)
+    return looplab.client("calculator", quiet=True)
