@@ -15,8 +15,11 @@ $(BIN)/.installed: requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
+# JupyterLab refuses to run as root unless told; containers and CI machines often are root.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(BIN)/.installed
-	$(BIN)/jupyter lab notebooks/01_one_tool_call.ipynb
+	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/01_one_tool_call.ipynb
 
 test: $(BIN)/.installed
 	bash scripts/install_system_deps.sh
