@@ -1,0 +1,211 @@
+"""How long does `python -m looplab.grade` take per notebook, against a bare fresh kernel?
+
+Why this exists
+---------------
+In a workshop the instructor grades ~30 learners' notebooks at once and wants the gradebook in
+minutes. Every notebook must run in a fresh kernel, so the floor for one notebook is what it costs
+to start a fresh kernel, run a trivial cell and stop it: that is the baseline here. Targets from
+the issue:
+
+    - grading costs at most 1.5x the floor per notebook (with --jobs 1);
+    - --jobs 2 is at least 1.6x faster than --jobs 1.
+
+How it measures
+---------------
+- The submissions: N learners (default 30), each a folder holding a copy of every solution
+  notebook in solutions/ (four once the course is complete: 120 notebooks).
+- The floor: `nbclient.NotebookClient(trivial notebook).execute()` in this process, as any tool
+  running notebooks does; kernel output to /dev/null. The median of several runs, half of them
+  before the grading runs and half after, so a machine that speeds up or slows down shows.
+- Grading: the real command, `python -m looplab.grade FOLDER --jobs J --out CSV --quiet`, in a
+  subprocess, timed from outside: interpreter start, imports and the kernel template are all
+  included. Time per notebook = wall time / number of notebooks. The gradebook is then read back:
+  every row must be "solved", or the figures mean nothing and the script says so. The CPU time of
+  the whole run (grader, template, kernels, what the notebooks start) is reported too: on a machine
+  with C cores, --jobs C can never beat CPU time / C.
+- Rounds: --jobs 1 and --jobs 2 alternate (their order swapped every round), with floor runs in
+  between, so a machine whose load changes affects both sides; the figures are medians over rounds.
+- Per course notebook: the median time the grader spent on each (kernel start to kernel stop, from
+  the --jobs 1 runs, via LOOPLAB_GRADE_TIMINGS), next to what running that notebook alone takes
+  with nbclient in a fresh kernel (no grading: the way the test suite runs notebooks).
+- `--plain` adds `--plain-kernels --jobs 1` (every kernel started from scratch, no template) on a
+  few learners, to show what the template saves.
+
+The figures are printed, never asserted: timings depend on the machine. The script always exits
+with 0. `--quick` grades 2 learners once, to prove the script works.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+TARGET_FLOOR_RATIO = 1.5  # per notebook, at --jobs 1
+TARGET_SPEEDUP = 1.6  # --jobs 2 against --jobs 1
+
+
+def offline_env() -> dict:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC_")}
+    env["LOOPLAB_MODE"] = "offline"
+    return env
+
+
+def make_submissions(folder: Path, learners: int) -> int:
+    solutions = sorted(SOLUTIONS.glob("*.ipynb"))
+    for number in range(1, learners + 1):
+        learner = folder / f"learner{number:02d}"
+        learner.mkdir(parents=True)
+        for path in solutions:
+            shutil.copyfile(path, learner / path.name)
+    return learners * len(solutions)
+
+
+def floor_once(workdir: Path) -> float:
+    """Start a fresh kernel, run `1 + 1`, stop it: what every graded notebook costs at least."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")])
+    started = time.perf_counter()
+    NotebookClient(notebook, kernel_name="python3", timeout=60).execute(
+        cwd=str(workdir), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def notebook_alone(path: Path, workdir: Path) -> float:
+    """Run a notebook with nbclient in a fresh kernel, no grading: the notebook's own cost."""
+    notebook = nbformat.read(path, as_version=4)
+    started = time.perf_counter()
+    NotebookClient(notebook, kernel_name="python3", timeout=120, allow_errors=True).execute(
+        cwd=str(workdir), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def grade(folder: Path, jobs: int, out: Path, *extra: str, timings: Path | None = None) -> tuple[float, float]:
+    """Wall time and CPU time (the grader and every process under it) of one grading run."""
+    command = [sys.executable, "-m", "looplab.grade", str(folder), "--jobs", str(jobs), "--out", str(out),
+               "--quiet", *extra]
+    env = offline_env()
+    if timings is not None:
+        env["LOOPLAB_GRADE_TIMINGS"] = str(timings)
+    cpu = children_cpu()
+    started = time.perf_counter()
+    run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if run.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{run.stderr}")
+    return elapsed, children_cpu() - cpu
+
+
+def unsolved(out: Path, expected_notebooks: int) -> list[str]:
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    problems = [f"{r['learner']} {r['notebook']} {r['exercise']}: {r['status']} {r['message']}"
+                for r in rows if r["status"] != "solved"]
+    files = {r["file"] for r in rows}
+    if len(files) != expected_notebooks:
+        problems.append(f"{len(files)} notebooks in the gradebook, expected {expected_notebooks}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--learners", type=int, default=30, help="learners, each with every solution notebook")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of --jobs 1 and --jobs 2 (medians)")
+    parser.add_argument("--plain", action="store_true", help="also time --plain-kernels --jobs 1 on a few learners")
+    parser.add_argument("--quick", action="store_true", help="2 learners, one round: proves the script runs")
+    args = parser.parse_args(argv)
+    learners, rounds = (2, 1) if args.quick else (args.learners, max(1, args.rounds))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+    runs: dict[str, list[tuple[float, float]]] = {"1": [], "2": []}  # jobs -> [(wall, cpu)]
+    floors: list[float] = []
+    problems: list[str] = []
+    plain = None
+    with tempfile.TemporaryDirectory(prefix="looplab-bench-") as tmp:
+        tmp_path = Path(tmp)
+        notebooks = make_submissions(tmp_path / "submissions", learners)
+        workdir = tmp_path / "floor"
+        workdir.mkdir()
+        floor_once(workdir)  # warm-up: the first kernel of a session pays for cold disk caches
+        for number in range(rounds):
+            floors += [floor_once(workdir) for _ in range(2)]
+            for jobs in ((1, 2) if number % 2 == 0 else (2, 1)):
+                out = tmp_path / f"grades-{number}-{jobs}.csv"
+                timings = tmp_path / "timings.jsonl" if jobs == 1 else None
+                runs[str(jobs)].append(grade(tmp_path / "submissions", jobs, out, timings=timings))
+                problems += unsolved(out, notebooks)
+            floors += [floor_once(workdir) for _ in range(2)]
+        graded: dict[str, list[float]] = {}
+        for line in (tmp_path / "timings.jsonl").read_text().splitlines():
+            record = json.loads(line)
+            graded.setdefault(record["notebook"], []).append(record["seconds"])
+        alone = {path.stem: statistics.median(notebook_alone(path, workdir) for _ in range(1 if args.quick else 3))
+                 for path in sorted(SOLUTIONS.glob("*.ipynb"))}
+        if args.plain:
+            plain_folder = tmp_path / "plain"
+            plain_notebooks = make_submissions(plain_folder, min(learners, 3))
+            out = tmp_path / "grades-plain.csv"
+            plain = (plain_notebooks, *grade(plain_folder, 1, out, "--plain-kernels"))
+            problems += unsolved(out, plain_notebooks)
+
+    floor = statistics.median(floors)
+    print(f"Grading: time per notebook against a fresh kernel running one trivial cell"
+          f"{' (--quick: rough figures)' if args.quick else ''}")
+    print(f"python {sys.version.split()[0]}, {cores} cores; {learners} learners x "
+          f"{len(list(SOLUTIONS.glob('*.ipynb')))} solution notebooks = {notebooks} notebooks; {rounds} round(s)")
+    print()
+    print(f"floor: trivial notebook in a fresh kernel (nbclient): {floor:.3f} s "
+          f"(median of {len(floors)}, from {min(floors):.3f} to {max(floors):.3f})")
+    print()
+    print(f"{'kernels':<8}  {'jobs':>4}  {'notebooks':>9}  {'wall s':>7}  {'per notebook s':>14}  {'x floor':>7}"
+          f"  {'CPU s per notebook':>18}  {'cores busy':>10}")
+    per_notebook = {}
+    for jobs in ("1", "2"):
+        for wall, cpu in runs[jobs]:
+            print(f"{'forked':<8}  {jobs:>4}  {notebooks:>9}  {wall:>7.1f}  {wall / notebooks:>14.3f}  "
+                  f"{wall / notebooks / floor:>6.2f}x  {cpu / notebooks:>18.3f}  {cpu / wall:>10.2f}")
+        per_notebook[jobs] = statistics.median(wall for wall, _ in runs[jobs]) / notebooks
+    if plain:
+        count, wall, cpu = plain
+        print(f"{'plain':<8}  {1:>4}  {count:>9}  {wall:>7.1f}  {wall / count:>14.3f}  {wall / count / floor:>6.2f}x  "
+              f"{cpu / count:>18.3f}  {cpu / wall:>10.2f}")
+    print()
+    print(f"{'per course notebook (--jobs 1)':<32}  {'run alone, nbclient s':>21}  {'graded s':>8}  {'x floor':>7}")
+    for stem, seconds in sorted(graded.items()):
+        median = statistics.median(seconds)
+        print(f"{stem:<32}  {alone.get(stem, float('nan')):>21.3f}  {median:>8.3f}  {median / floor:>6.2f}x")
+    print()
+    ratio = per_notebook["1"] / floor
+    print(f"target: at most {TARGET_FLOOR_RATIO:g}x the floor per notebook at --jobs 1: {ratio:.2f}x "
+          f"(median {per_notebook['1']:.3f} s), {'met' if ratio <= TARGET_FLOOR_RATIO else 'NOT met'}")
+    speedup = per_notebook["1"] / per_notebook["2"]
+    print(f"target: --jobs 2 at least {TARGET_SPEEDUP:g}x faster than --jobs 1: {speedup:.2f}x "
+          f"(median {per_notebook['2']:.3f} s), {'met' if speedup >= TARGET_SPEEDUP else 'NOT met'}")
+    if problems:
+        print()
+        print(f"WARNING: {len(problems)} gradebook problem(s), the figures above are not valid:")
+        for problem in problems[:10]:
+            print(f"  {problem}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+"""Make the submissions the grader's tests grade, from the course's own notebooks.
+
+    .venv/bin/python tests/grading_fixtures/make_fixtures.py    # rewrites tests/grading_fixtures/submissions/
+
+Everything is built from solutions/*.ipynb (and the learner copies made from them by
+looplab.exercises), so the fixtures follow the course when it changes; tests/test_grade.py checks
+that the committed files are exactly what this script makes. One folder per learner, named after
+what the submission does, plus two loose files that exercise the file-name rule:
+
+    complete/<every solution notebook>   the solutions as they are
+    partial/01_one_tool_call             1.1 solved, 1.2 wrong (a tool named "calc"), 1.3 the stub
+    partial/02_closing_the_loop          2.1 and 2.2 solved, 2.3 the stub (agent_turn defined twice)
+    stub/01_one_tool_call                the learner's copy, untouched
+    forged/01_one_tool_call              the learner's copy carrying the solution's stored outputs,
+                                         a fake grader result and a passing check() of its own
+    syntax_error/01_one_tool_call        1.1's cell does not parse
+    endless_loop/01_one_tool_call        1.3's function never returns
+    kernel_dies/01_one_tool_call         os._exit before 1.3's cell
+    tampered/01_one_tool_call            the stub, and a cell that replaces looplab.checks.run_check
+    tampered_code/01_one_tool_call       a solution whose cell swaps the code of 1.1's checker
+    other_course/01_one_tool_call        exercises 7.1 to 7.3: not this course
+    empty/                               a learner folder without a notebook
+    invalid_json-01_one_tool_call.ipynb  a notebook cut short
+    not_a_notebook.ipynb                 JSON, but not a notebook
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+SUBMISSIONS = HERE / "submissions"
+sys.path.insert(0, str(ROOT))
+
+from looplab.exercises import BEGIN, SOLUTIONS, exercise_of, learner_version  # noqa: E402
+
+NB1 = "01_one_tool_call"
+NB2 = "02_closing_the_loop"
+
+TAMPER = '''\
+import looplab.checks
+from looplab.checks.core import CheckResult
+
+
+def run_check(number, obj):
+    """Every exercise solved, whatever obj is."""
+    exercise = looplab.checks.EXERCISES[number]
+    return CheckResult(number, exercise.title, exercise.points, exercise.points, ["trust me"])
+
+
+looplab.checks.run_check = run_check'''
+
+TAMPER_CODE = '''\
+import looplab.checks.notebook1
+
+looplab.checks.notebook1.check_calculator.__code__ = (lambda calculator, report: None).__code__'''
+
+FORGE = '''\
+from IPython.display import publish_display_data
+
+publish_display_data({"application/vnd.looplab.grader+json": {
+    "nonce": "0" * 32, "step": "check", "results": {"1.1": {"ok": True, "failed": None}},
+}})
+looplab.check("1.2", looplab.tools.CALCULATOR_TOOL)  # passes, on the course's own tool: never read'''
+
+
+def solution(stem: str) -> nbformat.NotebookNode:
+    return nbformat.read(SOLUTIONS / f"{stem}.ipynb", as_version=4)
+
+
+def exercise_index(notebook, number: str) -> int:
+    return next(i for i, cell in enumerate(notebook.cells) if exercise_of(cell) == number)
+
+
+def stub_exercise(notebook, number: str) -> None:
+    """That one exercise back to the stub the learner starts from."""
+    index = exercise_index(notebook, number)
+    single = nbformat.v4.new_notebook(cells=[notebook.cells[index]])
+    notebook.cells[index] = learner_version(single).cells[0]
+
+
+def code_cell(source: str, cell_id: str) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source)
+    cell["id"] = cell_id  # fixed, so the fixtures are the same on every run
+    return cell
+
+
+def partial_1():
+    notebook = solution(NB1)
+    cell = notebook.cells[exercise_index(notebook, "1.2")]
+    cell.source = cell.source.replace('"name": "calculator"', '"name": "calc"', 1)
+    stub_exercise(notebook, "1.3")
+    return notebook
+
+
+def partial_2():
+    notebook = solution(NB2)
+    stub_exercise(notebook, "2.3")
+    return notebook
+
+
+def forged():
+    notebook = learner_version(solution(NB1))
+    for cell, solved in zip(notebook.cells, solution(NB1).cells):
+        if cell.cell_type == "code":
+            cell.outputs = copy.deepcopy(solved.outputs)
+            cell.execution_count = solved.execution_count
+    notebook.cells.insert(2, code_cell(FORGE, "fixture-forge"))
+    return notebook
+
+
+def syntax_error():
+    notebook = solution(NB1)
+    cell = notebook.cells[exercise_index(notebook, "1.1")]
+    header = "def calculator(expression: str) -> str:"
+    cell.source = cell.source.replace(header, header[:-1], 1)  # the colon forgotten
+    return notebook
+
+
+def endless_loop():
+    notebook = solution(NB1)
+    cell = notebook.cells[exercise_index(notebook, "1.3")]
+    cell.source = re.sub(rf"^([ \t]*){re.escape(BEGIN)}\n", lambda m: f"{m[0]}{m[1]}while True:  # never ends\n"
+                         f"{m[1]}    pass\n", cell.source, count=1, flags=re.MULTILINE)
+    return notebook
+
+
+def kernel_dies():
+    notebook = solution(NB1)
+    notebook.cells.insert(exercise_index(notebook, "1.3"), code_cell("import os\n\nos._exit(1)", "fixture-exit"))
+    return notebook
+
+
+def tampered():
+    notebook = learner_version(solution(NB1))
+    notebook.cells.insert(2, code_cell(TAMPER, "fixture-tamper"))
+    return notebook
+
+
+def tampered_code():
+    notebook = solution(NB1)
+    notebook.cells.insert(2, code_cell(TAMPER_CODE, "fixture-tamper-code"))
+    return notebook
+
+
+def other_course():
+    notebook = solution(NB1)
+    for cell in notebook.cells:
+        number = exercise_of(cell)
+        if number:
+            cell.metadata["looplab"]["exercise"] = "7." + number.split(".")[1]
+        if cell.cell_type == "code":
+            cell.source = re.sub(r'check\("1\.', 'check("7.', cell.source)
+    return notebook
+
+
+def build(target: Path = SUBMISSIONS) -> list[Path]:
+    """Write every fixture under `target` (emptied first); return the files written."""
+    if target.exists():
+        shutil.rmtree(target)
+    written = []
+
+    def write(relative: str, notebook) -> None:
+        path = target / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        notebook.metadata.pop("widgets", None)
+        nbformat.write(notebook, path)
+        written.append(path)
+
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        write(f"complete/{path.name}", nbformat.read(path, as_version=4))
+    write(f"partial/{NB1}.ipynb", partial_1())
+    if (SOLUTIONS / f"{NB2}.ipynb").exists():
+        write(f"partial/{NB2}.ipynb", partial_2())
+    write(f"stub/{NB1}.ipynb", learner_version(solution(NB1)))
+    write(f"forged/{NB1}.ipynb", forged())
+    write(f"syntax_error/{NB1}.ipynb", syntax_error())
+    write(f"endless_loop/{NB1}.ipynb", endless_loop())
+    write(f"kernel_dies/{NB1}.ipynb", kernel_dies())
+    write(f"tampered/{NB1}.ipynb", tampered())
+    write(f"tampered_code/{NB1}.ipynb", tampered_code())
+    write(f"other_course/{NB1}.ipynb", other_course())
+
+    (target / "empty").mkdir(parents=True)
+    readme = target / "empty" / "README.md"
+    readme.write_text("This learner handed in no notebook.\n")
+    whole = nbformat.writes(solution(NB1))
+    cut = target / f"invalid_json-{NB1}.ipynb"
+    cut.write_text(whole[: whole.index('"cell_type"')])  # cut short while saving
+    other = target / "not_a_notebook.ipynb"
+    other.write_text(json.dumps({"learner": "dave", "answers": {"1.1": "eval(expression)"}}, indent=1) + "\n")
+    return written + [readme, cut, other]
+
+
+if __name__ == "__main__":
+    for path in build():
+        print(f"wrote {path.relative_to(ROOT)}")

@@ -1,0 +1,300 @@
+"""The grader: every kind of submission gets exactly the rows it should, and submissions stay untouched.
+
+The fixture set (tests/grading_fixtures/, made from the course's notebooks by make_fixtures.py) is
+graded once, as an instructor would, with `python -m looplab.grade submissions --jobs 2`, and the
+gradebook is compared row by row. Cell numbers in the expected rows are read from the fixtures, so
+the test follows the notebooks when they change; check messages longer than a line are compared
+on a stable part.
+"""
+
+from __future__ import annotations
+
+import csv
+import filecmp
+import hashlib
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+
+from looplab import grade
+from looplab.checks import EXERCISES
+from looplab.exercises import SOLUTIONS
+
+FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
+SUBMISSIONS = FIXTURES / "submissions"
+sys.path.insert(0, str(FIXTURES))
+import make_fixtures  # noqa: E402
+
+CELL_TIMEOUT = 5  # seconds: the endless loop costs 5 s in its cell, 10 s in the check, 5 s in its check cell
+NB1 = "01_one_tool_call"
+NB2 = "02_closing_the_loop"
+
+
+@dataclass(frozen=True)
+class Has:
+    """A message compared on a stable part: the check's own wording may grow."""
+    part: str
+
+    def __eq__(self, other):
+        return isinstance(other, str) and self.part in other
+
+    def __repr__(self):
+        return f"<message containing {self.part!r}>"
+
+
+@dataclass(frozen=True)
+class Starts:
+    prefix: str
+
+    def __eq__(self, other):
+        return isinstance(other, str) and other.startswith(self.prefix)
+
+    def __repr__(self):
+        return f"<message starting {self.prefix!r}>"
+
+
+def digest_tree(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def run_grader(*args: str, cwd: Path = FIXTURES, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "looplab.grade", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    return rows[0], rows[1:]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("grading")
+    before = digest_tree(SUBMISSIONS)
+    out, feedback = tmp / "grades.csv", tmp / "feedback"
+    run = run_grader("submissions", "--jobs", "2", "--cell-timeout", str(CELL_TIMEOUT), "--out", str(out),
+                     "--feedback", str(feedback))
+    assert run.returncode == 0, run.stderr
+    header, rows = read_csv(out)
+    return SimpleNamespace(run=run, header=header, rows=rows, feedback=feedback, before=before)
+
+
+def fixture_cell(relative: str, predicate) -> int:
+    """The 1-based number of the first cell of a fixture notebook matching `predicate`."""
+    notebook = nbformat.read(SUBMISSIONS / relative, as_version=4)
+    return next(i + 1 for i, cell in enumerate(notebook.cells) if predicate(cell))
+
+
+def exercise_cell(relative: str, number: str) -> int:
+    return fixture_cell(relative, lambda cell: grade._exercise_of(cell) == number)
+
+
+def check_cell(relative: str, number: str) -> int:
+    return fixture_cell(relative, lambda cell: cell.cell_type == "code"
+                        and cell.source.startswith(f'check("{number}",'))
+
+
+def rows_of(learner: str, stem: str, *rows) -> list[tuple]:
+    file = f"submissions/{learner}/{stem}.ipynb"
+    return [(learner, stem, number, str(points), str(EXERCISES[number].points), status, message, file)
+            for number, points, status, message in rows]
+
+
+def solved(*numbers: str) -> list[tuple]:
+    return [(number, EXERCISES[number].points, "solved", "") for number in numbers]
+
+
+def expected_rows() -> list[tuple]:
+    course = grade.load_course()
+    numbers = {stem: nb.numbers for stem, nb in course.items()}
+    expected: list[tuple] = []
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        expected += rows_of("complete", path.stem, *solved(*numbers[path.stem]))
+    expected.append(("empty", "", "", "0", "", "no notebook found", "this folder holds no .ipynb file",
+                     "submissions/empty"))
+
+    loop = f"endless_loop/{NB1}.ipynb"
+    stopped = f"stopped: cells {exercise_cell(loop, '1.3')} and {check_cell(loop, '1.3')} ran past the 5 s limit"
+    expected += rows_of("endless_loop", NB1, *solved("1.1", "1.2"),
+                        ("1.3", 0, stopped, Has("your code was still running after 10 seconds")))
+
+    stub = [("1.1", 0, "not written yet", Has("not written yet: the code still raises NotImplementedError")),
+            ("1.2", 0, "not written yet", "not written yet: CALCULATOR_TOOL is still an empty dict"),
+            ("1.3", 0, "not written yet", Has("not written yet: the code still raises NotImplementedError"))]
+    expected += rows_of("forged", NB1, *stub)
+    expected.append(("invalid_json", NB1, "", "0", "", "invalid JSON",
+                     Starts("Expecting property name enclosed in double quotes"),
+                     f"submissions/invalid_json-{NB1}.ipynb"))
+
+    exit_cell = fixture_cell(f"kernel_dies/{NB1}.ipynb", lambda cell: "os._exit" in cell.source)
+    expected += rows_of("kernel_dies", NB1, *solved("1.1", "1.2"),
+                        ("1.3", 0, f"the kernel died (in cell {exit_cell})",
+                         "the kernel exited before this exercise was graded"))
+    expected.append(("not_a_notebook", "", "", "0", "", "not a notebook",
+                     "the JSON has no nbformat version and list of cells", "submissions/not_a_notebook.ipynb"))
+    expected.append(("other_course", "", "", "0", "", "not a notebook of this course",
+                     "exercises found: 7.1, 7.2, 7.3", f"submissions/other_course/{NB1}.ipynb"))
+
+    expected += rows_of("partial", NB1, *solved("1.1"),
+                        ("1.2", 0, "not solved", Starts("its name is 'calc'")),
+                        ("1.3", 0, "not written yet", Has("not written yet")))
+    if (SOLUTIONS / f"{NB2}.ipynb").exists():
+        # agent_turn is 2.2 and, redefined in a later cell, 2.3: each is graded where its check cell is.
+        expected += rows_of("partial", NB2, *solved("2.1", "2.2"),
+                            ("2.3", 0, "not written yet", Has("not written yet")))
+    expected += rows_of("stub", NB1, *stub)
+
+    broken = exercise_cell(f"syntax_error/{NB1}.ipynb", "1.1")
+    expected += rows_of("syntax_error", NB1,
+                        ("1.1", 0, "syntax error",
+                         f"cell {broken} does not parse (expected ':', line 5), so calculator was never defined"),
+                        *solved("1.2", "1.3"))
+    expected += rows_of("tampered", NB1, *[(n, 0, "tampered with the checks",
+                                            "changed while the notebook ran: looplab.checks.run_check")
+                                           for n in ("1.1", "1.2", "1.3")])
+    expected += rows_of("tampered_code", NB1, *[(n, 0, "tampered with the checks",
+                                                 Has("looplab.checks.notebook1.check_calculator"))
+                                                for n in ("1.1", "1.2", "1.3")])
+    return expected
+
+
+# --- the fixtures --------------------------------------------------------------------------------------
+
+
+def test_fixtures_are_exactly_what_make_fixtures_makes(tmp_path):
+    made = make_fixtures.build(tmp_path / "submissions")
+    assert {str(p.relative_to(tmp_path / "submissions")) for p in made} == set(digest_tree(SUBMISSIONS)), (
+        "tests/grading_fixtures/submissions is out of date: run tests/grading_fixtures/make_fixtures.py")
+    for path in made:
+        relative = path.relative_to(tmp_path / "submissions")
+        assert filecmp.cmp(path, SUBMISSIONS / relative, shallow=False), (
+            f"{relative} is out of date: run tests/grading_fixtures/make_fixtures.py")
+
+
+# --- grading the whole set --------------------------------------------------------------------------------
+
+
+def test_the_gradebook_has_exactly_the_expected_rows(graded):
+    assert graded.header == grade.CSV_COLUMNS
+    expected = expected_rows()
+    assert [tuple(row) for row in graded.rows] == expected
+
+
+def test_submissions_are_never_modified(graded):
+    assert digest_tree(SUBMISSIONS) == graded.before
+
+
+def test_the_terminal_shows_progress_and_a_table(graded):
+    count = len({row[-1] for row in graded.rows})
+    assert f"graded {count}/{count}: " in graded.run.stderr
+    table = graded.run.stdout
+    assert table.startswith("learner")
+    assert "submission(s) graded in" in table
+    for learner, notebook, points in [("complete", NB1, "5/5"), ("partial", NB1, "2/5"), ("tampered", NB1, "0/5")]:
+        assert any(line.split()[:3] == [learner, notebook, points] for line in table.splitlines()), table
+
+
+def test_feedback_copies_are_the_executed_notebooks_with_their_grade(graded):
+    executed = sorted({(row[0], Path(row[-1]).name) for row in graded.rows if row[2]})
+    written = sorted((p.parent.name, p.name) for p in graded.feedback.rglob("*.ipynb"))
+    assert written == executed
+    notebook = nbformat.read(graded.feedback / "partial" / f"{NB1}.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    assert "widgets" not in notebook.metadata
+    assert not any(grade.GRADER_MARK in cell.metadata or "Added by the looplab grader" in cell.source
+                   for cell in notebook.cells)
+    last = notebook.cells[-1]
+    assert last.cell_type == "markdown" and "**partial · 01_one_tool_call: 2/5 points**" in last.source
+    assert "| 1.2 CALCULATOR_TOOL | 0/1 | not solved | its name is 'calc'" in last.source
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert code[0].outputs and code[0].execution_count == 1  # the learner's cells ran, numbered as theirs
+
+
+def test_a_notebook_past_the_total_limit_is_stopped_and_the_rest_still_counts(tmp_path):
+    out = tmp_path / "grades.csv"
+    run = run_grader(f"submissions/endless_loop/{NB1}.ipynb", "--cell-timeout", str(CELL_TIMEOUT),
+                     "--timeout", "8", "--out", str(out), "--quiet")
+    assert run.returncode == 0, run.stderr
+    _, rows = read_csv(out)
+    assert [row[2:6] for row in rows] == [
+        ["1.1", "2", "2", "solved"], ["1.2", "1", "1", "solved"],
+        ["1.3", "0", "2", "stopped: the notebook ran past the total limit (8 s)"],
+    ]
+    assert rows[0][0] == "endless_loop"  # a file given alone: named after its folder
+
+
+def test_plain_kernels_grade_the_same(graded, tmp_path):
+    out = tmp_path / "grades.csv"
+    run = run_grader("submissions/partial", "submissions/tampered", "--plain-kernels", "--jobs", "2",
+                     "--out", str(out), "--quiet")
+    assert run.returncode == 0, run.stderr
+    _, rows = read_csv(out)
+    assert rows == [row for row in graded.rows if row[0] in ("partial", "tampered")]
+
+
+def test_usage_errors_stop_before_grading(tmp_path):
+    run = run_grader("no-such-folder", "--out", str(tmp_path / "g.csv"))
+    assert run.returncode == 2 and "no such file or folder: no-such-folder" in run.stderr
+    run = run_grader("submissions", "--feedback", "submissions/feedback", "--out", str(tmp_path / "g.csv"))
+    assert run.returncode == 2 and "--feedback must be outside the submissions" in run.stderr
+    assert not (SUBMISSIONS / "feedback").exists()
+
+
+# --- the pieces, without a kernel --------------------------------------------------------------------------
+
+
+STEMS = [NB1, NB2, "03_matching_ids", "04_your_agent"]
+
+
+@pytest.mark.parametrize("name, learner", [
+    ("submissions/alice-01_one_tool_call.ipynb", "alice"),
+    ("submissions/01_one_tool_call_Bob.ipynb", "Bob"),
+    ("submissions/carol.ipynb", "carol"),
+    ("submissions/dave/02_closing_the_loop.ipynb", "dave"),
+])
+def test_learner_names_come_from_the_file_or_its_folder(name, learner):
+    assert grade.learner_from_file(Path(name), STEMS) == learner
+
+
+def test_folders_hold_one_learner_per_subfolder_and_loose_notebooks():
+    submissions = grade.collect([str(SUBMISSIONS)], STEMS)
+    by_file = {s.path.relative_to(SUBMISSIONS).as_posix(): s for s in submissions}
+    assert by_file[f"partial/{NB1}.ipynb"].learner == "partial"
+    assert by_file[f"invalid_json-{NB1}.ipynb"].learner == "invalid_json"
+    assert by_file["empty"].missing and by_file["empty"].learner == "empty"
+    assert "empty/README.md" not in by_file
+
+
+@pytest.mark.parametrize("stem", [p.stem for p in sorted(SOLUTIONS.glob("*.ipynb"))])
+def test_each_exercise_is_graded_right_before_its_check_cell(stem):
+    course = grade.load_course()
+    notebook = nbformat.read(SOLUTIONS / f"{stem}.ipynb", as_version=4)
+    points = grade._grading_points(notebook, course[stem])
+    for index, exercises in points.items():
+        for exercise in exercises:
+            assert notebook.cells[index].source.startswith(f'check("{exercise.number}", {exercise.name})')
+
+
+def test_exercise_names_come_from_the_official_check_cells():
+    course = grade.load_course()
+    assert [(e.number, e.name, e.points) for e in course[NB1].exercises] == [
+        ("1.1", "calculator", 2), ("1.2", "CALCULATOR_TOOL", 1), ("1.3", "one_shot", 2)]
+    assert set(EXERCISES) >= {e.number for nb in course.values() for e in nb.exercises}
+
+
+def test_syntax_errors_lose_the_kernels_file_name():
+    assert grade._plain_syntax_error("invalid syntax (1063758517.py, line 1)") == "invalid syntax, line 1"
+    assert grade._plain_syntax_error("expected ':' (3782203738.py, line 5)") == "expected ':', line 5"
+
+
+def test_the_grader_cell_is_python_and_carries_its_nonce():
+    source = grade.grader_cell_source({"nonce": "abc123", "step": "start"})
+    compile(source, "<grader cell>", "exec")
+    assert "abc123" in source and source.startswith("# Added by the looplab grader")
