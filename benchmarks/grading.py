@@ -15,8 +15,8 @@ How it measures
 - The submissions: N learners (default 30), each a folder holding a copy of every solution
   notebook in solutions/ (four once the course is complete: 120 notebooks).
 - The floor: `nbclient.NotebookClient(trivial notebook).execute()` in this process, as any tool
-  running notebooks does; kernel output to /dev/null. The median of several runs, half of them
-  before the grading runs and half after, so a machine that speeds up or slows down shows.
+  running notebooks does; kernel output to /dev/null. The median of runs taken before and after
+  each round's grading runs, so a machine that speeds up or slows down shows in both.
 - Grading: the real command, `python -m looplab.grade FOLDER --jobs J --out CSV --quiet`, in a
   subprocess, timed from outside: interpreter start, imports and the kernel template are all
   included. Time per notebook = wall time / number of notebooks. The gradebook is then read back:

@@ -1662,6 +1662,10 @@ class UsageError(Exception):
 async def _main(args, grader: Grader) -> tuple[list[Row], list[str], int]:
     """The kernel template is already starting: it imports in its own process while this one loads the course."""
     feedback = grader.feedback
+    try:  # SIGTERM stops the run like Ctrl-C: kernels killed, temporary files removed
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
+    except (NotImplementedError, RuntimeError):
+        pass
     template = asyncio.create_task(grader.start())
     await asyncio.sleep(0)
     try:
@@ -1717,6 +1721,9 @@ def main(argv: list[str] | None = None) -> int:
         rows, notes, graded = asyncio.run(_main(args, grader))
     except UsageError as error:
         parser.error(str(error))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("\nlooplab.grade: stopped; no gradebook written", file=sys.stderr)
+        return 130
     elapsed = time.monotonic() - started
     write_csv(rows, Path(args.out))
     for note in notes:
