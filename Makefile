@@ -28,11 +28,13 @@ test: $(BIN)/.installed
 # Re-record the shipped recordings from the live API (needs ANTHROPIC_API_KEY), then refresh the notebooks.
 record: $(BIN)/.installed
 	$(BIN)/python scripts/author_recordings.py --live
-	$(BIN)/python -m looplab.exercises --execute
+	$(MAKE) notebooks
 
 # Re-run the solution notebooks offline (storing their outputs) and regenerate the learner notebooks.
 notebooks: $(BIN)/.installed
 	$(BIN)/python -m looplab.exercises --execute
+	$(BIN)/python tests/grading_fixtures/make_fixtures.py
 
 benchmarks: $(BIN)/.installed
 	$(BIN)/python benchmarks/replay_overhead.py
+	$(BIN)/python benchmarks/grading.py
