@@ -1,0 +1,397 @@
+"""Kernels: the fork server (a template that has imported everything once) and what it forks.
+
+Starting a kernel the usual way costs about 2 s of imports per notebook; forking a warm template
+costs milliseconds. This module is also what the template process runs (`_serve_forks`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+FORK_SERVER_BOOT = "from looplab.grade.kernels import _serve_forks; _serve_forks()"
+
+# What a kernel imports to start and to run the course's notebooks: imported once, in the template.
+PRELOAD = (
+    "looplab", "looplab.checks", "looplab.loop", "looplab.scripted", "looplab.viewer", "anthropic", "httpx2",
+    "ipywidgets", "IPython", "IPython.core.ultratb", "IPython.core.completer", "IPython.extensions",
+    "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.comm", "ipykernel.debugger",
+    "jupyter_client.localinterfaces", "psutil", "stack_data", "executing", "pure_eval", "asttokens",
+    "pygments.lexers", "pygments.lexers.python", "pygments.formatters", "pygments.styles", "ipython_pygments_lexers",
+    "sqlite3", "pdb", "pydoc", "tornado.queues", "tornado.locks", "xmlrpc.client", "http.server",
+)
+
+
+def _write_line(fd: int, message: dict) -> None:
+    data = (json.dumps(message) + "\n").encode()
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]
+
+
+def _die_with_parent() -> None:
+    """Linux: get SIGKILL when the process that forked us exits."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+def _serve_forks() -> None:
+    """The kernel template: import what kernels need once, then fork a kernel per request.
+
+    Speaks JSON lines: reads {"id", "argv", "env", "cwd"} on stdin, answers {"id", "pid"}, and
+    {"id", "exit"} when that kernel has exited. Stays single-threaded (forking is only safe
+    then), and kills every kernel it made when its stdin closes.
+    """
+    import importlib
+    import select
+    import threading
+
+    parent = os.getppid()
+    _die_with_parent()
+    if os.getppid() != parent:
+        os._exit(1)
+    if sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]  # as ipykernel_launcher does; the kernel puts the cwd back
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass
+    try:
+        from jupyter_client import localinterfaces
+        localinterfaces.localhost()  # finds the machine's addresses once, for every kernel
+    except Exception:
+        pass
+    _warm_tracebacks()
+    threads = threading.active_count()
+    if threads != 1:
+        _write_line(1, {"error": f"the template started {threads - 1} thread(s); forking would not be safe"})
+        return
+
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_read, False)
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    children: dict[int, Any] = {}
+    _write_line(1, {"ready": True, "pid": os.getpid()})
+
+    def reap() -> None:
+        while children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            request_id = children.pop(pid, None)
+            if request_id is not None:
+                _write_line(1, {"id": request_id, "exit": os.waitstatus_to_exitcode(status)})
+
+    buffer = b""
+    while True:
+        try:
+            ready, _, _ = select.select([0, wake_read], [], [])
+        except InterruptedError:
+            continue
+        if wake_read in ready:
+            try:
+                while os.read(wake_read, 512):
+                    pass
+            except BlockingIOError:
+                pass
+            reap()
+        if 0 not in ready:
+            continue
+        chunk = os.read(0, 65536)
+        if not chunk:
+            break
+        buffer += chunk
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            request = json.loads(line)
+            pid = os.fork()
+            if pid == 0:
+                os.close(wake_read)
+                os.close(wake_write)
+                _kernel_child(request)  # never returns
+            try:
+                os.setpgid(pid, pid)
+            except OSError:
+                pass
+            children[pid] = request["id"]
+            _write_line(1, {"id": request["id"], "pid": pid})
+        reap()
+    for pid in list(children):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    os._exit(0)  # no interpreter teardown: thousands of modules, half a second
+
+
+def _warm_tracebacks() -> None:
+    """Format one traceback raised inside the SDK, as IPython does in a kernel.
+
+    The first traceback a process shows costs most of a second (IPython reads and parses every
+    source file on the stack, and maps every loaded module to its file); later ones cost a few
+    milliseconds. The course's notebooks show the API's 400 on purpose, so the template pays that
+    once and every forked kernel inherits the caches. Nothing else is kept.
+    """
+    try:
+        from IPython.core import ultratb
+
+        from ..client import MODEL
+        from ..scripted import reply, scripted_client, text, tool_use
+
+        client, _ = scripted_client([reply(text("unused"))])
+        unanswered = {"role": "assistant", "content": [tool_use("calculator", {"expression": "1"}, id="toolu_warm")]}
+        try:
+            client.messages.create(model=MODEL, max_tokens=16, messages=[
+                {"role": "user", "content": "1?"}, unanswered, {"role": "user", "content": "and?"}])
+        except Exception:
+            ultratb.AutoFormattedTB(mode="Context").structured_traceback(*sys.exc_info())
+    except Exception:
+        pass
+
+
+def _kernel_child(request: dict) -> None:
+    code = 1
+    try:
+        signal.set_wakeup_fd(-1)
+        os.setpgid(0, 0)
+        _die_with_parent()
+        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGPIPE):
+            signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        sys.argv = ["ipykernel_launcher"] + request["argv"]
+        from ipykernel.kernelapp import IPKernelApp
+        app = IPKernelApp.instance()
+        app.initialize(request["argv"])
+        app.start()
+        code = 0
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
+class ForkedKernel:
+    """What LocalProvisioner expects of a Popen, for a kernel forked by the template."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.returncode: int | None = None
+        self.exited = asyncio.Event()
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def _exit(self, code: int) -> None:
+        if self.returncode is None:
+            self.returncode = code
+        self.exited.set()
+
+
+class ForkServer:
+    """The grader's side of the kernel template: JSON lines over two pipes.
+
+    `spawn()` starts the template before the event loop exists. When this process is still
+    single-threaded it forks itself, so the template starts with the SDK and looplab already
+    imported (they come with `import looplab.grade`); otherwise it starts a new interpreter.
+    """
+
+    def __init__(self, env: dict, cwd: str, debug: bool):
+        self.env, self.cwd, self.debug = env, cwd, debug
+        self.process_id: int | None = None  # the template's
+        self.pid: int | None = None  # the template's, as it reports itself
+        self._to, self._from = -1, -1
+        self._buffer = b""
+        self._ready: asyncio.Future | None = None
+        self._pending: dict[int, asyncio.Future] = {}
+        self._kernels: dict[int, ForkedKernel] = {}
+        self._next = 0
+
+    def spawn(self) -> None:
+        import threading
+
+        to_read, to_write = os.pipe()
+        from_read, from_write = os.pipe()
+        stderr = None if self.debug else os.open(os.devnull, os.O_WRONLY)
+        if threading.active_count() == 1:
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    os.setsid()
+                    os.dup2(to_read, 0)
+                    os.dup2(from_write, 1)
+                    if stderr is not None:
+                        os.dup2(stderr, 2)
+                    for fd in (to_read, to_write, from_read, from_write):
+                        os.close(fd)
+                    if sys.path and sys.path[0] in ("", os.getcwd()):
+                        del sys.path[0]  # this process's folder: a kernel gets its own instead
+                    os.chdir(self.cwd)
+                    os.environ.clear()
+                    os.environ.update(self.env)
+                    _serve_forks()
+                finally:
+                    os._exit(0)
+        else:
+            import subprocess
+            pid = subprocess.Popen([sys.executable, "-c", FORK_SERVER_BOOT], stdin=to_read, stdout=from_write,
+                                   stderr=stderr, env=self.env, cwd=self.cwd, start_new_session=True).pid
+        for fd in (to_read, from_write) + (() if stderr is None else (stderr,)):
+            os.close(fd)
+        self.process_id, self._to, self._from = pid, to_write, from_read
+
+    async def start(self) -> None:
+        if self.process_id is None:
+            self.spawn()
+        loop = asyncio.get_running_loop()
+        self._ready = loop.create_future()
+        os.set_blocking(self._from, False)
+        loop.add_reader(self._from, self._read)
+        message = await self._ready
+        if not message.get("ready"):
+            await self.close()
+            raise RuntimeError(message.get("error", "the kernel template did not start"))
+        self.pid = message["pid"]
+
+    def _read(self) -> None:
+        try:
+            chunk = os.read(self._from, 65536)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self._ended()
+            return
+        self._buffer += chunk
+        while b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            message = json.loads(line)
+            if self._ready is not None and not self._ready.done():
+                self._ready.set_result(message)
+            elif "pid" in message:
+                kernel = ForkedKernel(message["pid"])
+                self._kernels[message["id"]] = kernel
+                future = self._pending.pop(message["id"], None)
+                if future and not future.done():
+                    future.set_result(kernel)
+            elif "exit" in message and message["id"] in self._kernels:
+                self._kernels.pop(message["id"])._exit(message["exit"])
+
+    def _ended(self) -> None:
+        """The template is gone, and its kernels with it."""
+        asyncio.get_running_loop().remove_reader(self._from)
+        if self._ready is not None and not self._ready.done():
+            self._ready.set_result({"error": "the kernel template exited while starting"})
+        for kernel in self._kernels.values():
+            kernel._exit(-signal.SIGKILL)
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(RuntimeError("the kernel template exited"))
+        self._pending.clear()
+
+    async def fork(self, argv: list[str], env: dict, cwd: str) -> ForkedKernel:
+        self._next += 1
+        future = asyncio.get_running_loop().create_future()
+        self._pending[self._next] = future
+        request = {"id": self._next, "argv": argv, "env": env, "cwd": cwd}
+        _write_line(self._to, request)  # a few hundred bytes: the pipe never fills
+        return await future
+
+    async def close(self) -> None:
+        if self._to >= 0:
+            os.close(self._to)  # the template kills its kernels and exits
+            self._to = -1
+        if self.process_id is not None:
+            deadline = time.monotonic() + 10
+            while True:
+                done, _ = os.waitpid(self.process_id, os.WNOHANG)
+                if done or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.005)
+            if not done:
+                os.kill(self.process_id, signal.SIGKILL)
+                os.waitpid(self.process_id, 0)
+            self.process_id = None
+        if self._from >= 0:
+            try:
+                asyncio.get_running_loop().remove_reader(self._from)
+            except Exception:
+                pass
+            os.close(self._from)
+            self._from = -1
+
+
+def _provisioner_classes():
+    from jupyter_client.provisioning import LocalProvisioner
+
+    class PlainProvisioner(LocalProvisioner):
+        """The usual kernel start, always with this interpreter, and a quicker wait for its exit."""
+
+        async def launch_kernel(self, cmd, **kwargs):
+            if len(cmd) > 2 and cmd[1:3] == ["-m", "ipykernel_launcher"]:
+                cmd = [sys.executable] + list(cmd[1:])
+            return await super().launch_kernel(cmd, **kwargs)
+
+        async def wait(self):
+            while self.process is not None and self.process.poll() is None:
+                await asyncio.sleep(0.01)
+            return await super().wait()
+
+    class ForkProvisioner(LocalProvisioner):
+        """A kernel forked from the template instead of started from scratch."""
+
+        server: ForkServer
+
+        async def launch_kernel(self, cmd, **kwargs):
+            argv = list(cmd[cmd.index("-f"):])
+            env = dict(kwargs.get("env") or os.environ)
+            env["JPY_PARENT_PID"] = str(self.server.pid)  # ipykernel exits if the template does
+            self.process = await self.server.fork(argv, env, str(kwargs.get("cwd") or os.getcwd()))
+            self.pid = self.pgid = self.process.pid
+            self.cwd = kwargs.get("cwd")
+            return self.connection_info
+
+        async def wait(self):
+            if self.process is None:
+                return 0
+            await self.process.exited.wait()
+            code, self.process = self.process.returncode, None
+            return code
+
+    return PlainProvisioner, ForkProvisioner

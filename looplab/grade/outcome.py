@@ -1,0 +1,23 @@
+"""What one run of a notebook left behind.
+
+Its own module so the runner that fills it and the rows and feedback that read it need not import
+each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Outcome:
+    payloads: dict[int, dict] = field(default_factory=dict)  # cell index in plan.notebook -> the grader's result
+    forged: set[int] = field(default_factory=set)  # grader cells with more than one output carrying the nonce
+    failures: dict[int, str] = field(default_factory=dict)  # grader cells without a result: why
+    timed_out: list[int] = field(default_factory=list)  # cell indexes in plan.notebook
+    died_at: int | None = None
+    stopped_at: int | None = None  # the total limit
+    error: str | None = None  # the grader failed (the kernel would not start...)
+    current: int | None = None  # the cell running now
+    executed: Any = None

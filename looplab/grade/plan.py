@@ -1,0 +1,161 @@
+"""Reading a submission and planning its run: where the grader's cells go among the learner's.
+
+Everything about a notebook that can be decided before a kernel starts is decided here.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .course import CourseNotebook, Exercise, _exercise_of
+from .gradebook import _one_row
+from .kernel_cells import GRADER_MARK
+from .submissions import Submission
+
+DEFAULT_CELL_TIMEOUT = 30  # seconds
+DEFAULT_TIMEOUT = 300  # seconds, the whole notebook
+
+CHECK_CALL = re.compile(r"""\bcheck\(\s*(['"])(?P<number>\d+\.\d+)\1""")
+
+
+
+@dataclass
+class Step:
+    """One of the grader's cells: where it sits and which exercises it checks."""
+    kind: str  # start, check, end
+    exercises: list[Exercise] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    submission: Submission
+    course: CourseNotebook
+    original: Any  # the learner's notebook, as read (never written back)
+    notebook: Any  # the learner's cells with the grader's cells among them
+    origin: list  # per cell of `notebook`: the learner's cell number (1-based), or a Step
+    nonce: str
+    gradable: list[Exercise]
+    ungradable: list[Exercise]  # no official check for these
+    cell_limit: float = DEFAULT_CELL_TIMEOUT
+    total_limit: float = DEFAULT_TIMEOUT
+
+    def position(self, learner_cell: int) -> int:
+        """Where the learner's cell (1-based) sits in the run."""
+        return self.origin.index(learner_cell)
+
+
+def _file_notebook(path: Path, course: dict[str, CourseNotebook]) -> str:
+    lowered = path.name.lower()
+    found = [stem for stem in course if stem.lower() in lowered]
+    return max(found, key=len) if found else ""
+
+
+def read_submission(submission: Submission, course: dict[str, CourseNotebook]):
+    """The learner's notebook and the course notebook it is, or the rows saying why it can't be graded."""
+    import nbformat
+
+    guessed = _file_notebook(submission.path, course)
+    if submission.missing:
+        return _one_row(submission, "no notebook found", "this folder holds no .ipynb file")
+    try:
+        raw = submission.path.read_bytes()
+    except OSError as error:
+        return _one_row(submission, "cannot be read", error.strerror or str(error), guessed)
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return _one_row(submission, "invalid JSON", "the file is not UTF-8 text", guessed)
+    except ValueError as error:
+        return _one_row(submission, "invalid JSON", str(error), guessed)
+    if not isinstance(data, dict):
+        return _one_row(submission, "not a notebook", f"the JSON is a {type(data).__name__}, not an object", guessed)
+    if not isinstance(data.get("nbformat"), int) or not isinstance(data.get("cells", data.get("worksheets")), list):
+        return _one_row(submission, "not a notebook", "the JSON has no nbformat version and list of cells", guessed)
+    try:
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            notebook = nbformat.reads(json.dumps(data), as_version=4)
+        for cell in notebook.cells:
+            if cell.get("cell_type") not in ("code", "markdown", "raw") or not isinstance(cell.get("source"), str):
+                raise ValueError(f"a cell of type {cell.get('cell_type')!r} without its source text")
+            cell.setdefault("metadata", {})
+    except Exception as error:  # nbformat raises many kinds
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        return _one_row(submission, "not a notebook", reason, guessed)
+
+    found: list[str] = []
+    for cell in notebook.cells:
+        number = _exercise_of(cell)
+        if number and number not in found:
+            found.append(number)
+    if found:
+        matches = [nb for nb in course.values() if set(found) <= set(nb.numbers)]
+        if len(matches) != 1:
+            return _one_row(submission, "not a notebook of this course", f"exercises found: {', '.join(found)}")
+        identified = matches[0]
+    elif guessed:
+        identified = course[guessed]
+    else:
+        return _one_row(submission, "not a notebook of this course",
+                        "no exercise cells found, and the file name is not a course notebook's")
+    return notebook, identified
+
+
+def _grading_points(notebook, course_notebook: CourseNotebook) -> dict[int, list[Exercise]]:
+    """Before which learner cell (index; len(cells) for the end) each exercise is graded."""
+    cells = notebook.cells
+    exercise_cells = {i for i, cell in enumerate(cells) if _exercise_of(cell)}
+    points: dict[int, list[Exercise]] = {}
+    for exercise in course_notebook.exercises:
+        own = [i for i, cell in enumerate(cells) if _exercise_of(cell) == exercise.number]
+        checks = [i for i, cell in enumerate(cells) if cell.cell_type == "code"
+                  and exercise.number in {m.group("number") for m in CHECK_CALL.finditer(cell.source)}]
+        if own:
+            anchor = own[-1]
+            later_checks = [i for i in checks if i > anchor]
+            later_exercises = [i for i in exercise_cells if i > anchor]
+            point = later_checks[0] if later_checks else min(later_exercises, default=len(cells))
+        else:
+            point = checks[-1] if checks else len(cells)
+        points.setdefault(point, []).append(exercise)
+    return points
+
+
+def plan_run(submission: Submission, notebook, course_notebook: CourseNotebook) -> Plan:
+    import nbformat
+
+    gradable = [e for e in course_notebook.exercises if e.points is not None and e.name]
+    ungradable = [e for e in course_notebook.exercises if e not in gradable]
+    points = _grading_points(notebook, CourseNotebook(course_notebook.stem, gradable))
+    nonce = secrets.token_hex(16)
+    cells, origin = [], []
+
+    def add_step(step: Step) -> None:
+        cell = nbformat.v4.new_code_cell("")
+        cell.metadata[GRADER_MARK] = step.kind
+        cells.append(cell)
+        origin.append(step)
+
+    add_step(Step("start"))
+    for index, learner_cell in enumerate(list(notebook.cells) + [None]):
+        if index in points:
+            add_step(Step("check", points[index]))
+        if learner_cell is None:
+            break
+        cell = copy.deepcopy(learner_cell)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        cell.metadata.pop(GRADER_MARK, None)
+        cells.append(cell)
+        origin.append(index + 1)
+    add_step(Step("end"))
+    augmented = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(notebook.metadata))
+    return Plan(submission, course_notebook, notebook, augmented, origin, nonce, gradable, ungradable)

@@ -1,0 +1,130 @@
+"""What the instructor gets: feedback copies, the progress bar, the summary table, the CSV.
+
+Only presentation; the grades themselves are settled in rows.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import re
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from .gradebook import CSV_COLUMNS, Row
+from .outcome import Outcome
+from .plan import Plan, Step
+
+
+def _markdown_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
+    import nbformat
+
+    executed = outcome.executed if outcome.executed is not None else plan.notebook
+    cells = []
+    for cell, origin in zip(executed.cells, plan.origin):
+        if isinstance(origin, Step):
+            continue
+        cell = copy.deepcopy(cell)
+        cell.metadata.pop("execution", None)
+        if "id" not in cell:
+            cell["id"] = uuid.uuid4().hex[:8]
+        cells.append(cell)
+    total = sum(r.points for r in rows)
+    maximum = sum(r.max_points or 0 for r in rows)
+    lines = [
+        "## Grade (looplab grader)",
+        "",
+        f"**{plan.submission.learner} · {plan.course.stem}: {total}/{maximum} points**",
+        "",
+        "| exercise | points | status | details |",
+        "|---|---|---|---|",
+    ]
+    titles = {e.number: e.title for e in plan.course.exercises}
+    for r in rows:
+        lines.append(f"| {r.exercise} {_markdown_escape(titles.get(r.exercise, ''))} | {r.points}/{r.max_points} | "
+                     f"{_markdown_escape(r.status)} | {_markdown_escape(r.message)} |")
+    lines += ["", "Graded in a fresh kernel, offline; only the grader's own run of the official checks counts."]
+    cells.append(nbformat.v4.new_markdown_cell("\n".join(lines)))
+    notebook = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(executed.metadata))
+    notebook.metadata.pop("widgets", None)
+    notebook.nbformat_minor = max(notebook.get("nbformat_minor", 5), 5)
+    return notebook
+
+
+def write_feedback(folder: Path, plan: Plan, outcome: Outcome, rows: list[Row], taken: set[Path]) -> Path:
+    import nbformat
+
+    safe = re.sub(r"[^\w.-]+", "_", plan.submission.learner) or "learner"
+    target = folder / safe / plan.submission.path.name
+    counter = 1
+    while target in taken:
+        counter += 1
+        target = folder / safe / f"{plan.submission.path.stem}-{counter}{plan.submission.path.suffix}"
+    taken.add(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(feedback_notebook(plan, outcome, rows), target)
+    return target
+
+
+# --- the terminal: progress and the table ----------------------------------------------------------------
+
+
+class Progress:
+    def __init__(self, total: int, stream=sys.stderr):
+        self.total, self.done, self.stream = total, 0, stream
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self.started = time.monotonic()
+
+    def update(self, label: str) -> None:
+        self.done += 1
+        if self.tty:
+            width = 30
+            filled = int(width * self.done / max(self.total, 1))
+            elapsed = time.monotonic() - self.started
+            bar = "#" * filled + "." * (width - filled)
+            text = f"\rgrading [{bar}] {self.done}/{self.total}  {elapsed:5.1f} s  {label}"
+            self.stream.write(text[:120].ljust(120))
+            if self.done == self.total:
+                self.stream.write("\n")
+        else:
+            self.stream.write(f"graded {self.done}/{self.total}: {label}\n")
+        self.stream.flush()
+
+
+def summary_table(rows: list[Row]) -> str:
+    """One line per submission: the learner, the notebook, the points, and each exercise's status."""
+    groups: dict[tuple, list[Row]] = {}
+    for r in rows:
+        groups.setdefault((r.learner, r.file), []).append(r)
+    lines = []
+    for (learner, file), group in groups.items():
+        notebook = group[0].notebook or f"({Path(file).name})"
+        if len(group) == 1 and not group[0].exercise:
+            score = "-"
+            detail = group[0].status + (f": {group[0].message}" if group[0].message else "")
+        else:
+            score = f"{sum(r.points for r in group)}/{sum(r.max_points or 0 for r in group)}"
+            detail = " · ".join(f"{r.exercise} {r.status}" for r in group)
+        lines.append((learner, notebook, score, detail))
+    widths = [max([len(h)] + [len(line[i]) for line in lines]) for i, h in enumerate(("learner", "notebook", "points"))]
+    header = f"{'learner':<{widths[0]}}  {'notebook':<{widths[1]}}  {'points':>{widths[2]}}  exercises"
+    out = [header, "-" * min(len(header) + 40, 120)]
+    for learner, notebook, score, detail in lines:
+        text = f"{learner:<{widths[0]}}  {notebook:<{widths[1]}}  {score:>{widths[2]}}  {detail}"
+        out.append(text if len(text) <= 160 else text[:157] + "...")
+    return "\n".join(out)
+
+
+def write_csv(rows: list[Row], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CSV_COLUMNS)
+        for r in rows:
+            writer.writerow(r.as_csv())

@@ -1,0 +1,62 @@
+"""Submissions: which notebook files were handed in, and by which learner.
+
+Only paths and names here; nothing is opened, so a broken file is still one submission.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Submission:
+    path: Path
+    learner: str
+    missing: bool = False  # a learner's folder holding no notebook
+
+    @property
+    def file(self) -> str:
+        try:
+            return os.path.relpath(self.path)
+        except ValueError:  # another drive, on Windows
+            return str(self.path)
+
+
+def _visible(path: Path, root: Path) -> bool:
+    return not any(part.startswith(".") or part == "__pycache__" for part in path.relative_to(root).parts)
+
+
+def learner_from_file(path: Path, stems: list[str]) -> str:
+    """`alice-01_one_tool_call.ipynb` -> `alice`; `alice/01_one_tool_call.ipynb` -> `alice`."""
+    name = path.stem
+    for stem in sorted(stems, key=len, reverse=True):
+        name = re.sub(re.escape(stem), "", name, flags=re.IGNORECASE)
+    name = name.strip(" -_.")
+    return name or path.resolve().parent.name
+
+
+def collect(paths: list[str], stems: list[str]) -> list[Submission]:
+    submissions = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            for entry in sorted(path.iterdir()):
+                if entry.name.startswith(".") or entry.name == "__pycache__":
+                    continue
+                if entry.is_dir():
+                    found = sorted(p for p in entry.rglob("*.ipynb") if p.is_file() and _visible(p, entry))
+                    submissions += [Submission(p, entry.name) for p in found] or [Submission(entry, entry.name, True)]
+                elif entry.suffix == ".ipynb":
+                    submissions.append(Submission(entry, learner_from_file(entry, stems)))
+        elif path.exists():
+            submissions.append(Submission(path, learner_from_file(path, stems)))
+        else:
+            raise FileNotFoundError(f"no such file or folder: {given}")
+    return submissions
+
+
+def _sort_key(submission: Submission) -> tuple:
+    return (submission.learner.lower(), submission.file)
