@@ -38,3 +38,4 @@ notebooks: $(BIN)/.installed
 benchmarks: $(BIN)/.installed
 	$(BIN)/python benchmarks/replay_overhead.py
 	$(BIN)/python benchmarks/grading.py
+	$(BIN)/python benchmarks/calculator_hostile.py

@@ -30,3 +30,10 @@ def test_grading_benchmark_runs_and_reports_both_targets():
     for jobs in (1, 2):
         assert re.search(rf"^forked\s+{jobs}\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+x", run.stdout, re.MULTILINE), run.stdout
     assert run.stdout.count("target:") == 2
+
+
+def test_calculator_benchmark_runs_and_reports_the_budget():
+    script = BENCHMARK.parent / "calculator_hostile.py"
+    run = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert re.search(r"^target: every hostile input under 100 ms: worst [\d.]+ ms", run.stdout, re.MULTILINE), run.stdout
