@@ -12,6 +12,7 @@ and every output cleared.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import re
 import sys
@@ -19,6 +20,8 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+from .course import COURSE, Notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -43,6 +46,45 @@ def stub(source: str, exercise: str | None) -> str:
     return REGION.sub(replace, source)
 
 
+def checked_names(source: str) -> dict[str, str]:
+    """`check("2.1", tool_result)` -> {"2.1": "tool_result"}, read from the code, not run."""
+    python = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    try:
+        tree = ast.parse(python)
+    except SyntaxError:
+        return {}
+    names = {}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "check"
+                and len(node.args) == 2 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[1], ast.Name)):
+            names[str(node.args[0].value)] = node.args[1].id
+    return names
+
+
+def manifest_disagreements(solution: nbformat.NotebookNode, entry: Notebook) -> list[str]:
+    """Where a solution notebook and its manifest entry differ, in words; [] when they agree.
+
+    The notebook's exercise cells, in order, must be the manifest's exercises, and each must be
+    followed by its check cell passing the manifest's name: `check("2.1", tool_result)`.
+    """
+    problems = []
+    cells = solution.cells
+    marked = [(index, exercise_of(cell)) for index, cell in enumerate(cells) if exercise_of(cell)]
+    found = list(dict.fromkeys(number for _, number in marked))
+    if found != entry.ids:
+        problems.append(f"{entry.stem}: exercise cells {found}, manifest {entry.ids}")
+    for exercise in entry.exercises:
+        own = [index for index, number in marked if number == exercise.id]
+        if not own:
+            continue
+        after = next((cell for cell in cells[own[-1] + 1:] if cell.cell_type == "code"), None)
+        checked = checked_names(after.source) if after is not None else {}
+        if checked.get(exercise.id) != exercise.name:
+            problems.append(f"{entry.stem}: the cell after exercise {exercise.id} should be "
+                            f"check(\"{exercise.id}\", {exercise.name}); it checks {checked or 'nothing'}")
+    return problems
+
+
 def learner_version(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
     notebook = nbformat.from_dict(solution)
     for cell in notebook.cells:
@@ -60,9 +102,10 @@ def learner_version(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
 def generate(names: list[str] | None = None) -> list[Path]:
     written = []
     NOTEBOOKS.mkdir(exist_ok=True)
-    for path in sorted(SOLUTIONS.glob("*.ipynb")):
-        if names and path.stem not in names:
+    for stem in COURSE.stems:
+        if names and stem not in names:
             continue
+        path = SOLUTIONS / f"{stem}.ipynb"
         target = NOTEBOOKS / path.name
         nbformat.write(learner_version(nbformat.read(path, as_version=4)), target)
         written.append(target)
@@ -95,8 +138,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("names", nargs="*", help="notebook names (default: all)")
     args = parser.parse_args(argv)
     if args.execute:
-        for path in sorted(SOLUTIONS.glob("*.ipynb")):
-            if not args.names or path.stem in args.names:
+        for stem in COURSE.stems:
+            path = SOLUTIONS / f"{stem}.ipynb"
+            if not args.names or stem in args.names:
                 print(f"executing {path.relative_to(ROOT)}", file=sys.stderr)
                 execute(path)
     for target in generate(args.names):

@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from looplab import loop
-from looplab.checks import EXERCISES
+from looplab.course import COURSE
 from looplab.client import MODEL
 from looplab.loop import MAX_TOKENS, SYSTEM_PROMPT, tool_result
 from looplab.tools import TOOLS, is_error, run_tool
@@ -41,11 +41,11 @@ def answer_all(reply):
 
 
 def test_the_exercises_their_points_and_hints():
-    assert [(n, EXERCISES[n].points) for n in ("2.1", "2.2", "2.3")] == [("2.1", 1), ("2.2", 3), ("2.3", 2)]
+    assert [(n, COURSE.exercise(n).points) for n in ("2.1", "2.2", "2.3")] == [("2.1", 1), ("2.2", 3), ("2.3", 2)]
     for number in ("2.1", "2.2", "2.3"):
-        assert 2 <= len(EXERCISES[number].hints) <= 3
-    isolate = ("calculator", "CALCULATOR_TOOL", "TOOLS", "run_tool", "tool_result", "MODEL", "SYSTEM_PROMPT")
-    assert EXERCISES["2.2"].isolate == EXERCISES["2.3"].isolate == isolate
+        assert 2 <= len(COURSE.hints(number)) <= 3
+    isolate = {"calculator", "CALCULATOR_TOOL", "TOOLS", "run_tool", "tool_result", "MODEL", "SYSTEM_PROMPT"}
+    assert set(COURSE.earlier_pieces("2.2")) == set(COURSE.earlier_pieces("2.3")) == isolate | {"one_shot"}
 
 
 def test_the_learner_notebook_names_the_contract(solution):

@@ -3,7 +3,7 @@
 import pytest
 
 from looplab import loop
-from looplab.checks import EXERCISES
+from looplab.course import COURSE
 from looplab.client import MODEL
 from looplab.loop import SYSTEM_PROMPT, tool_result
 from looplab.tools import TOOLS, run_tool
@@ -26,9 +26,9 @@ def blocks(message):
 
 
 def test_the_exercises_and_their_points():
-    assert [(n, EXERCISES[n].points) for n in ("3.1", "3.2", "3.3")] == [("3.1", 2), ("3.2", 2), ("3.3", 3)]
+    assert [(n, COURSE.exercise(n).points) for n in ("3.1", "3.2", "3.3")] == [("3.1", 2), ("3.2", 2), ("3.3", 3)]
     for number in ("3.1", "3.2", "3.3"):
-        assert 2 <= len(EXERCISES[number].hints) <= 3
+        assert 2 <= len(COURSE.hints(number)) <= 3
 
 
 # --- 3.1 run_tools ------------------------------------------------------------------------------------

@@ -486,13 +486,13 @@ def test_the_check_restores_input_and_stdin():
 
 
 def test_points_and_hints():
-    from looplab.checks import EXERCISES
+    from looplab.course import COURSE
 
-    exercise = EXERCISES["4.1"]
-    assert exercise.points == 4
-    assert len(exercise.hints) == 3
-    assert set(exercise.isolate) == {"calculator", "CALCULATOR_TOOL", "TOOLS", "run_tool", "tool_result", "run_tools",
-                                     "agent_turn", "MODEL", "SYSTEM_PROMPT"}
+    assert COURSE.exercise("4.1").points == 4
+    assert len(COURSE.hints("4.1")) == 3
+    assert set(COURSE.earlier_pieces("4.1")) == {
+        "calculator", "CALCULATOR_TOOL", "TOOLS", "run_tool", "tool_result", "run_tools", "agent_turn", "MODEL",
+        "SYSTEM_PROMPT", "one_shot", "unanswered_tool_uses"}
 
 
 def reads_on_at_the_end(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):

@@ -13,10 +13,11 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from looplab.course import COURSE
 from looplab.exercises import BEGIN, END, NOTEBOOKS, SOLUTIONS, learner_version
 
 SOLUTION_FILES = sorted(SOLUTIONS.glob("*.ipynb"))
-EXPECTED_NOTEBOOKS = ["01_one_tool_call", "02_closing_the_loop", "03_matching_ids", "04_your_agent"]
+EXPECTED_NOTEBOOKS = COURSE.stems
 
 
 def tags(cell) -> list[str]:
@@ -24,8 +25,17 @@ def tags(cell) -> list[str]:
 
 
 def test_the_series_is_complete():
+    assert EXPECTED_NOTEBOOKS == ["01_one_tool_call", "02_closing_the_loop", "03_matching_ids", "04_your_agent"]
     assert [path.stem for path in SOLUTION_FILES] == EXPECTED_NOTEBOOKS
     assert sorted(path.stem for path in NOTEBOOKS.glob("*.ipynb")) == EXPECTED_NOTEBOOKS
+
+
+@pytest.mark.parametrize("solution", SOLUTION_FILES, ids=lambda p: p.stem)
+def test_each_solution_notebook_agrees_with_the_manifest(solution):
+    """The exercise cells (in order) and their check cells are the manifest's, name for name."""
+    from looplab.exercises import manifest_disagreements
+
+    assert manifest_disagreements(nbformat.read(solution, as_version=4), COURSE.notebook(solution.stem)) == []
 
 
 @pytest.mark.parametrize("solution", SOLUTION_FILES, ids=lambda p: p.stem)

@@ -1,64 +1,48 @@
 """The graded checks: `check("2.2", agent_turn)` after each exercise, `progress()` for the score.
 
-Each notebook's exercises live in their own module (notebook1.py ... notebook4.py): scenarios,
-the checker, the hints, the points. Checks always run offline, against scripted models, whatever
+Which exercises exist, their points and what each may lean on come from the course manifest
+(looplab/course.py); each notebook's scenarios, checkers and hints live in the module it names
+(notebook1.py ... notebook4.py). Checks always run offline, against scripted models, whatever
 the environment says, so they behave the same for every learner and for the grader.
 """
 
 from __future__ import annotations
 
 import html
+import importlib
 from typing import Any
 
-from .. import loop, tools
-from ..client import MODEL
+from ..course import COURSE, Course, resolve
 from ..scripted import TooManyCalls
 from .core import (
-    CheckFailed, CheckResult, CheckTimeout, Exercise, Failure, Report, TIME_LIMIT_SECONDS, explain, isolated,
-    time_limit,
+    CheckFailed, CheckResult, CheckTimeout, Failure, Report, TIME_LIMIT_SECONDS, explain, isolated, time_limit,
 )
-from . import notebook1, notebook2, notebook3, notebook4
 
-EXERCISES: dict[str, Exercise] = {
-    exercise.number: exercise
-    for module in (notebook1, notebook2, notebook3, notebook4)
-    for exercise in module.EXERCISES
-}
-
-# What an exercise's code may lean on from earlier work; during a check these are the reference ones.
-REFERENCES: dict[str, Any] = {
-    "MODEL": MODEL,
-    "calculator": tools.calculator,
-    "CALCULATOR_TOOL": tools.CALCULATOR_TOOL,
-    "TOOLS": tools.TOOLS,
-    "run_tool": tools.run_tool,
-    "SYSTEM_PROMPT": loop.SYSTEM_PROMPT,
-    "one_shot": loop.one_shot,
-    "tool_result": loop.tool_result,
-    "run_tools": loop.run_tools,
-    "unanswered_tool_uses": loop.unanswered_tool_uses,
-    "agent_turn": loop.agent_turn,
-}
+# Every notebook's checks are imported now, not on first use: the grader fingerprints the check
+# machinery once, before the learner's first cell, and it must all be there by then.
+for _notebook in COURSE.notebooks:
+    importlib.import_module(_notebook.checks)
 
 _best: dict[str, CheckResult] = {}
 _hints_shown: dict[str, int] = {}
 
 
-def run_check(number: str, obj: Any) -> CheckResult:
+def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
     """Check one exercise and return the result; never raises for anything the learner wrote."""
-    exercise = EXERCISES.get(number)
-    if exercise is None:
-        raise KeyError(f"There is no exercise {number!r}; the exercises are {', '.join(EXERCISES)}.")
+    exercise = course.exercise(number)
+    checker = course.checker(number)
+    references = {name: resolve(target) for name, target in course.earlier_pieces(number).items()}
     report = Report()
     try:
-        with isolated(obj, REFERENCES, exercise.isolate), time_limit(TIME_LIMIT_SECONDS):
-            exercise.checker(obj, report)
+        with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS):
+            checker(obj, report)
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
         failure = explain(error, number)
         message = failure.message
         if report.situation and not isinstance(error, (Failure, NotImplementedError)):
             message = f"{report.situation}: {message}"
-        return CheckResult(number, exercise.title, 0, exercise.points, report.passed, message, failure.hint)
+        return CheckResult(number, exercise.title, 0, exercise.points, report.passed, message, failure.hint,
+                           failure.kind)
     return CheckResult(number, exercise.title, exercise.points, exercise.points, report.passed)
 
 
@@ -75,11 +59,11 @@ def check(number: str, obj: Any) -> None:
 
 def hint(number: str) -> None:
     """The exercise's hints, one more each time you ask."""
-    exercise = EXERCISES[number]
-    shown = min(_hints_shown.get(number, 0) + 1, len(exercise.hints))
+    hints = COURSE.hints(number)
+    shown = min(_hints_shown.get(number, 0) + 1, len(hints))
     _hints_shown[number] = shown
-    for index, text in enumerate(exercise.hints[:shown], start=1):
-        print(f"Hint {index}/{len(exercise.hints)} for exercise {number}: {text}")
+    for index, text in enumerate(hints[:shown], start=1):
+        print(f"Hint {index}/{len(hints)} for exercise {number}: {text}")
 
 
 class Progress:
@@ -88,7 +72,8 @@ class Progress:
     def __init__(self, results: dict[str, CheckResult]):
         self.rows = []
         notebooks = {number.split(".")[0] for number in results}
-        for number, exercise in EXERCISES.items():
+        for exercise in COURSE.exercises:
+            number = exercise.id
             if number.split(".")[0] not in notebooks:
                 continue
             result = results.get(number)
@@ -134,4 +119,4 @@ def _display(result: CheckResult) -> None:
     display(result)
 
 
-__all__ = ["CheckFailed", "CheckResult", "EXERCISES", "Report", "check", "hint", "progress", "run_check"]
+__all__ = ["CheckFailed", "CheckResult", "Report", "check", "hint", "progress", "run_check"]

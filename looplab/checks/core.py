@@ -25,7 +25,7 @@ import threading
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import anthropic
 
@@ -38,13 +38,18 @@ TIME_LIMIT_SECONDS = 10
 MIME_TYPE = "application/vnd.looplab.check+json"
 
 
+# What a check found, as a word the grader carries to the gradebook (never read from the English message).
+SOLVED, NOT_WRITTEN, NOT_SOLVED = "solved", "not_written", "not_solved"
+
+
 class Failure(Exception):
     """The first unmet expectation of a check: what went wrong, and a hint."""
 
-    def __init__(self, message: str, hint: str = ""):
+    def __init__(self, message: str, hint: str = "", kind: str = NOT_SOLVED):
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.kind = kind
 
 
 class CheckTimeout(BaseException):
@@ -71,16 +76,6 @@ class Report:
 
 
 @dataclass
-class Exercise:
-    number: str
-    title: str
-    points: int
-    checker: Callable[[Any, Report], None]
-    hints: list[str]
-    isolate: tuple[str, ...] = ()  # names in the learner's globals to swap for the reference ones
-
-
-@dataclass
 class CheckResult:
     """A check's outcome, shown as a small panel and kept as machine-readable data."""
 
@@ -91,6 +86,7 @@ class CheckResult:
     passed: list[str]
     failed: str | None = None
     hint: str | None = None
+    kind: str = SOLVED  # SOLVED, NOT_WRITTEN or NOT_SOLVED
 
     @property
     def ok(self) -> bool:
@@ -99,7 +95,7 @@ class CheckResult:
     def as_dict(self) -> dict:
         return {
             "exercise": self.exercise, "points": self.points, "max_points": self.max_points,
-            "passed": self.passed, "failed": self.failed, "hint": self.hint,
+            "passed": self.passed, "failed": self.failed, "hint": self.hint, "kind": self.kind,
         }
 
     def headline(self) -> str:
@@ -163,15 +159,15 @@ def time_limit(seconds: float):
 
 
 @contextlib.contextmanager
-def isolated(obj: Any, references: dict[str, Any], names: tuple[str, ...]):
+def isolated(obj: Any, references: dict[str, Any]):
     """Swap the learner's earlier pieces for the reference ones while `obj` is checked."""
     namespace = getattr(obj, "__globals__", None)
     saved = {}
     if namespace is not None:
-        for name in names:
+        for name, reference in references.items():
             if name in namespace and namespace[name] is not obj:
                 saved[name] = namespace[name]
-                namespace[name] = references[name]
+                namespace[name] = reference
     try:
         yield
     finally:
@@ -187,6 +183,7 @@ def explain(error: BaseException, exercise: str) -> Failure:
         return Failure(
             "not written yet: the code still raises NotImplementedError",
             "Replace the `raise NotImplementedError(...)` line with your own code, run that cell, then this one.",
+            kind=NOT_WRITTEN,
         )
     if isinstance(error, anthropic.BadRequestError):
         return Failure(f"the API rejected the history your code sent (400): {error.api_message}", _rule_hint(error))

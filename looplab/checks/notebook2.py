@@ -13,7 +13,7 @@ from ..rules import check_request
 from ..scripted import TooManyCalls, reply, text, thinking, tool_use
 from ..scripted import calculator as calculator_call
 from ..tools import TOOLS, is_error, run_tool
-from .core import Exercise, Failure, Report
+from .core import Failure, Report
 
 QUESTION = "What is 4823 × 1979?"
 
@@ -427,24 +427,30 @@ def check_cap(agent_turn, report: Report) -> None:
     run_scenario(agent_turn, exactly, report, max_iterations=CHAIN.calls)
 
 
-ISOLATE = ("calculator", "CALCULATOR_TOOL", "TOOLS", "run_tool", "tool_result", "MODEL", "SYSTEM_PROMPT")
 
-EXERCISES = [
-    Exercise("2.1", "tool_result", 1, check_tool_result, [
+# The course manifest (looplab/course.py) names this module; these are what it reads.
+CHECKERS = {
+    "2.1": check_tool_result,
+    "2.2": check_agent_turn,
+    "2.3": check_cap,
+}
+
+HINTS = {
+    "2.1": [
         'A result block is a dict: {"type": "tool_result", "tool_use_id": ..., "content": ...}.',
         "The id it cites is the call's own: tool_use.id. The content is the output text, as it is.",
         'looplab.tools.is_error(output) is True for an "Error: ..." text: only then add "is_error": True.',
-    ], isolate=("calculator", "CALCULATOR_TOOL", "TOOLS", "run_tool", "MODEL", "SYSTEM_PROMPT")),
-    Exercise("2.2", "agent_turn", 3, check_agent_turn, [
+    ],
+    "2.2": [
         "Loop: call the model with the whole messages list, append its reply, then look at reply.stop_reason.",
         ('Append the reply verbatim: {"role": "assistant", "content": reply.content}; a reply may start with '
          "text or thinking, so pick tool_use blocks by block.type."),
         ("stop_reason 'tool_use': answer every tool_use block with tool_result(block, run_tool(block.name, block.input)), "
          "all in one user message, and go round again. Anything else (end_turn, max_tokens...): return the text."),
-    ], isolate=ISOLATE),
-    Exercise("2.3", "agent_turn with a hard cap", 2, check_cap, [
+    ],
+    "2.3": [
         "Replace the endless loop by for _ in range(max_iterations): one model call per iteration.",
         "If the loop runs out without a final answer, raise RuntimeError with max_iterations in the message.",
         "Append the last reply's results before the loop ends, so every tool_use in messages has its tool_result.",
-    ], isolate=ISOLATE),
-]
+    ],
+}

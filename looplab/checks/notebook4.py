@@ -35,7 +35,7 @@ from ..loop import SYSTEM_PROMPT
 from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, calculator as calculator_call, never_stops, reply, text, thinking, tool_use
-from .core import Exercise, Failure, Report, _learner_frame
+from .core import Failure, Report, _learner_frame
 
 QUESTION = "What is 4823 × 1979?"
 FOLLOW_UP = "And that divided by 7?"
@@ -542,8 +542,13 @@ def _check_any_client(run, report: Report, guard: _Guard) -> None:
     report.note("works with a minimal client that is not the SDK's")
 
 
-EXERCISES = [
-    Exercise("4.1", "run", 4, check_run, [
+# The course manifest (looplab/course.py) names this module; these are what it reads.
+CHECKERS = {
+    "4.1": check_run,
+}
+
+HINTS = {
+    "4.1": [
         "Two loops. The outer one writes 'User> ' to output_stream, reads input_stream.readline(), and returns at '' "
         "(end of input) or an empty line; the inner one calls the model while stop_reason is 'tool_use', at most "
         "max_iterations times. Create the messages list once, before the outer loop, so the history lasts the session.",
@@ -553,6 +558,5 @@ EXERCISES = [
         "Then write f\"Agent> {reply}\\n\", the text blocks of the last reply joined. On 'max_tokens' or 'refusal', "
         "write an Agent> line that names the stop reason (a refusal may have no text block), run no tool call of a "
         "cut reply, and drop that reply from messages. Never raise: a program goes on to the next line.",
-    ], isolate=("calculator", "CALCULATOR_TOOL", "TOOLS", "run_tool", "tool_result", "run_tools", "agent_turn",
-                "MODEL", "SYSTEM_PROMPT")),
-]
+    ],
+}

@@ -12,9 +12,9 @@ ignored in folders; hidden folders (such as `.ipynb_checkpoints`) are skipped.
 How a notebook is graded
 ------------------------
 - Which notebook it is comes from its exercise cells' metadata (`looplab.exercise`): their numbers
-  must all belong to one course notebook (the set in `solutions/`). A notebook without any exercise
+  must all belong to one course notebook (the course manifest, looplab/course.py). A notebook without any exercise
   metadata is matched by its file name instead. The object each exercise is checked on is the name
-  the official notebook's check cell passes, `check("2.1", tool_result)`.
+  the manifest gives it, the one the official check cell passes, `check("2.1", tool_result)`.
 - It runs top to bottom in a fresh kernel (nbclient), offline whatever the environment says
   (no ANTHROPIC_* variables, LOOPLAB_MODE=offline, HTTP proxies pointed at a closed port, its own
   IPython directory), in a temporary folder holding a copy of the file. Errors don't stop the run.
@@ -85,15 +85,7 @@ fake results is caught. It also runs the learner's code as you: grade untrusted 
 throwaway account or container.
 """
 
-from .course import (
-    COURSE_DIRS,
-    ROOT,
-    CourseNotebook,
-    Exercise,
-    _checked_names,
-    _exercise_of,
-    load_course,
-)
+from .course import CourseNotebook, Exercise, _exercise_of, load_course
 from .gradebook import CSV_COLUMNS, Row
 from .kernel_cells import GRADER_MARK, KERNEL_CODE, MIME, grader_cell_source
 from .kernels import FORK_SERVER_BOOT, ForkServer, _serve_forks
@@ -119,9 +111,9 @@ from .runner import Grader, grade_all
 from .submissions import Submission, collect, learner_from_file
 
 __all__ = [
-    "COURSE_DIRS", "CSV_COLUMNS", "DEFAULT_CELL_TIMEOUT", "DEFAULT_TIMEOUT", "FORK_SERVER_BOOT", "GRADER_MARK",
-    "KERNEL_CODE", "MIME", "ROOT", "CourseNotebook", "Exercise", "ForkServer", "Grader", "Outcome", "Plan",
-    "Progress", "Row", "Step", "Submission", "_checked_names", "_exercise_of", "_grading_points",
+    "CSV_COLUMNS", "DEFAULT_CELL_TIMEOUT", "DEFAULT_TIMEOUT", "FORK_SERVER_BOOT", "GRADER_MARK",
+    "KERNEL_CODE", "MIME", "CourseNotebook", "Exercise", "ForkServer", "Grader", "Outcome", "Plan",
+    "Progress", "Row", "Step", "Submission", "_exercise_of", "_grading_points",
     "_plain_syntax_error", "_serve_forks", "collect", "feedback_notebook", "grade_all", "grader_cell_source",
     "learner_from_file", "load_course", "plan_run", "read_submission", "rows_for", "summary_table", "write_csv",
     "write_feedback",

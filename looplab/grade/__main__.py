@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from .course import COURSE_DIRS, load_course
+from .course import load_course
 from .gradebook import Row
 from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
 from .report import Progress, summary_table, write_csv
@@ -48,8 +48,6 @@ async def _main(args, grader: Grader) -> tuple[list[Row], list[str], int]:
     await asyncio.sleep(0)
     try:
         course = load_course()
-        if not course:
-            raise UsageError(f"no course notebooks found in {', '.join(str(d) for d in COURSE_DIRS)}")
         try:
             submissions = collect(args.submissions, list(course))
         except FileNotFoundError as error:

@@ -1,16 +1,14 @@
-"""The course: which notebooks, which exercises, checked on which names.
+"""The course as the grader sees it: which notebooks, which exercises, checked on which names.
 
-Read from the official notebooks (solutions/, else notebooks/) so the grader follows the course.
+Read from the course manifest (looplab/course.py), which ships in the package: the grader needs no
+checkout of the course's repository.
 """
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent.parent  # the repository: looplab/grade/ is two levels down
-COURSE_DIRS = (ROOT / "solutions", ROOT / "notebooks")
+from ..course import COURSE, Course
 
 
 @dataclass
@@ -37,53 +35,11 @@ def _exercise_of(cell) -> str | None:
     return str(number) if number is not None else None
 
 
-def _checked_names(source: str) -> dict[str, str]:
-    """`check("2.1", tool_result)` -> {"2.1": "tool_result"}, read from the code, not run."""
-    python = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
-    try:
-        tree = ast.parse(python)
-    except SyntaxError:
-        return {}
-    names = {}
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and len(node.args) >= 2):
-            continue
-        func = node.func
-        called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-        number, obj = node.args[0], node.args[1]
-        if called == "check" and isinstance(number, ast.Constant) and isinstance(number.value, str) \
-                and isinstance(obj, ast.Name):
-            names[number.value] = obj.id
-    return names
-
-
-def load_course(dirs: tuple[Path, ...] = COURSE_DIRS) -> dict[str, CourseNotebook]:
-    """The course notebooks (from solutions/, else notebooks/) and their exercises, in order."""
-    import nbformat
-
-    from ..checks import EXERCISES
-
-    course: dict[str, CourseNotebook] = {}
-    for folder in dirs:
-        for path in sorted(folder.glob("*.ipynb")):
-            if path.stem in course:
-                continue
-            notebook = nbformat.read(path, as_version=4)
-            numbers: list[str] = []
-            names: dict[str, str] = {}
-            for cell in notebook.cells:
-                number = _exercise_of(cell)
-                if number and number not in numbers:
-                    numbers.append(number)
-                if cell.cell_type == "code":
-                    names.update(_checked_names(cell.source))
-            if not numbers:
-                continue
-            exercises = []
-            for number in numbers:
-                official = EXERCISES.get(number)
-                title = official.title if official else number
-                name = names.get(number) or (title if official and title.isidentifier() else None)
-                exercises.append(Exercise(number, name, title, official.points if official else None))
-            course[path.stem] = CourseNotebook(path.stem, exercises)
-    return course
+def load_course(course: Course = COURSE) -> dict[str, CourseNotebook]:
+    """The course notebooks and their exercises, in order."""
+    return {
+        notebook.stem: CourseNotebook(notebook.stem, [
+            Exercise(exercise.id, exercise.name, exercise.title, exercise.points) for exercise in notebook.exercises
+        ])
+        for notebook in course.notebooks
+    }

@@ -48,11 +48,12 @@ NB2 = "02_closing_the_loop"
 TAMPER = '''\
 import looplab.checks
 from looplab.checks.core import CheckResult
+from looplab.course import COURSE
 
 
 def run_check(number, obj):
     """Every exercise solved, whatever obj is."""
-    exercise = looplab.checks.EXERCISES[number]
+    exercise = COURSE.exercise(number)
     return CheckResult(number, exercise.title, exercise.points, exercise.points, ["trust me"])
 
 

@@ -1,0 +1,154 @@
+"""The course in one place: its notebooks, their exercises, and what each exercise builds on.
+
+Everything that needs to know the course reads it here: `check`, `hint` and `progress`, the
+learner-notebook generator, the grader and the tests. Nothing else lists notebooks or exercises.
+
+Adding a notebook is one `Notebook(...)` entry below, plus files of its own: the solution notebook
+(`solutions/<stem>.ipynb`), its checks module (`looplab/checks/<module>.py`: scenarios, checkers,
+texts and hints), its recording and its scripted answers. See docs/WRITING_NOTEBOOKS.md.
+
+Why the earlier pieces are listed: a learner's bug in notebook 1 must never fail a check of
+notebook 3. While an exercise is checked, every name an earlier exercise built, and every name the
+notebooks' set-up provides, is swapped in the learner's namespace for the course's reference
+object. That list is derived from the order of the course (`Course.earlier_pieces`), never kept by
+hand.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+def resolve(target: str) -> Any:
+    """'looplab.loop:agent_turn' -> the object (imported when first needed)."""
+    module, _, attribute = target.partition(":")
+    value: Any = importlib.import_module(module)
+    for part in attribute.split(".") if attribute else ():
+        value = getattr(value, part)
+    return value
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One graded exercise: `check("<id>", <name>)` in its notebook."""
+
+    id: str  # "2.2": its number in the notebook's prose, its check cell, its gradebook rows
+    name: str  # the object its check cell passes: check("2.2", agent_turn)
+    title: str
+    points: int
+    reference: str  # where the course's own version lives, "module:attribute"
+
+
+@dataclass(frozen=True)
+class Notebook:
+    """One notebook of the series, in the order learners take them."""
+
+    stem: str  # the file name without .ipynb, in solutions/ and notebooks/; also its recording's name
+    title: str
+    checks: str  # the module with its checkers and hints: it defines CHECKERS and HINTS, keyed by exercise id
+    exercises: tuple[Exercise, ...]
+    # Names its set-up cell defines that later exercises lean on, with the course's object for each.
+    provides: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ids(self) -> list[str]:
+        return [exercise.id for exercise in self.exercises]
+
+
+@dataclass(frozen=True)
+class Course:
+    version: str
+    notebooks: tuple[Notebook, ...]
+
+    # --- looking things up ------------------------------------------------------------------------
+
+    @property
+    def exercises(self) -> list[Exercise]:
+        return [exercise for notebook in self.notebooks for exercise in notebook.exercises]
+
+    def exercise(self, exercise_id: str) -> Exercise:
+        for exercise in self.exercises:
+            if exercise.id == exercise_id:
+                return exercise
+        raise KeyError(f"There is no exercise {exercise_id!r}; the exercises are "
+                       f"{', '.join(e.id for e in self.exercises)}.")
+
+    def notebook(self, stem: str) -> Notebook:
+        for notebook in self.notebooks:
+            if notebook.stem == stem:
+                return notebook
+        raise KeyError(f"There is no notebook {stem!r}; the notebooks are {', '.join(self.stems)}.")
+
+    def notebook_of(self, exercise_id: str) -> Notebook:
+        for notebook in self.notebooks:
+            if exercise_id in notebook.ids:
+                return notebook
+        raise KeyError(f"There is no exercise {exercise_id!r}.")
+
+    @property
+    def stems(self) -> list[str]:
+        return [notebook.stem for notebook in self.notebooks]
+
+    # --- what a check needs -----------------------------------------------------------------------
+
+    def checker(self, exercise_id: str) -> Callable[[Any, Any], None]:
+        return importlib.import_module(self.notebook_of(exercise_id).checks).CHECKERS[exercise_id]
+
+    def hints(self, exercise_id: str) -> list[str]:
+        return list(importlib.import_module(self.notebook_of(exercise_id).checks).HINTS[exercise_id])
+
+    def earlier_pieces(self, exercise_id: str) -> dict[str, str]:
+        """What the exercise may lean on, name -> the course's object: every name provided by its
+        notebook's set-up and the ones before, and every earlier exercise's name; not its own."""
+        own = self.exercise(exercise_id)
+        pieces: dict[str, str] = {}
+        for notebook in self.notebooks:
+            pieces.update(notebook.provides)
+            for exercise in notebook.exercises:
+                if exercise.id == exercise_id:
+                    pieces.pop(own.name, None)
+                    return pieces
+                pieces[exercise.name] = exercise.reference
+        raise KeyError(exercise_id)
+
+
+COURSE = Course(
+    version="2026.12",
+    notebooks=(
+        Notebook(
+            "01_one_tool_call", "One tool call", "looplab.checks.notebook1",
+            exercises=(
+                Exercise("1.1", "calculator", "calculator", 2, "looplab.tools:calculator"),
+                Exercise("1.2", "CALCULATOR_TOOL", "CALCULATOR_TOOL", 1, "looplab.tools:CALCULATOR_TOOL"),
+                Exercise("1.3", "one_shot", "one_shot", 2, "looplab.loop:one_shot"),
+            ),
+            provides={"MODEL": "looplab.client:MODEL", "TOOLS": "looplab.tools:TOOLS",
+                      "run_tool": "looplab.tools:run_tool"},
+        ),
+        Notebook(
+            "02_closing_the_loop", "Closing the loop", "looplab.checks.notebook2",
+            exercises=(
+                Exercise("2.1", "tool_result", "tool_result", 1, "looplab.loop:tool_result"),
+                Exercise("2.2", "agent_turn", "agent_turn", 3, "looplab.loop:agent_turn"),
+                Exercise("2.3", "agent_turn", "agent_turn with a hard cap", 2, "looplab.loop:agent_turn"),
+            ),
+            provides={"SYSTEM_PROMPT": "looplab.loop:SYSTEM_PROMPT"},
+        ),
+        Notebook(
+            "03_matching_ids", "Matching ids", "looplab.checks.notebook3",
+            exercises=(
+                Exercise("3.1", "run_tools", "run_tools", 2, "looplab.loop:run_tools"),
+                Exercise("3.2", "unanswered_tool_uses", "unanswered_tool_uses", 2, "looplab.loop:unanswered_tool_uses"),
+                Exercise("3.3", "agent_turn", "agent_turn, parallel calls", 3, "looplab.loop:agent_turn"),
+            ),
+        ),
+        Notebook(
+            "04_your_agent", "Your agent", "looplab.checks.notebook4",
+            exercises=(
+                Exercise("4.1", "run", "run", 4, "looplab.loop:run"),
+            ),
+        ),
+    ),
+)
