@@ -152,3 +152,24 @@ COURSE = Course(
         ),
     ),
 )
+
+
+def _course_in_use() -> Course:
+    """This course, unless LOOPLAB_COURSE names another one as "module:attribute".
+
+    The seam a fork of the course, or a test that adds a notebook, uses to extend the course
+    without editing this file: its module imports COURSE from here (defined above, so the
+    import works while this module is still loading) and builds a new Course from it.
+    """
+    import os
+
+    target = os.environ.get("LOOPLAB_COURSE")
+    if not target:
+        return COURSE
+    course = resolve(target)
+    if not isinstance(course, Course):
+        raise TypeError(f"LOOPLAB_COURSE={target!r} is a {type(course).__name__}, not a looplab.course.Course")
+    return course
+
+
+COURSE = _course_in_use()

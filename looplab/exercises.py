@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from .course import COURSE, Notebook
+from .course import COURSE, Course, Notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -99,15 +99,16 @@ def learner_version(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return notebook
 
 
-def generate(names: list[str] | None = None) -> list[Path]:
+def generate(names: list[str] | None = None, course: Course = COURSE, solutions: Path = SOLUTIONS,
+             notebooks: Path = NOTEBOOKS) -> list[Path]:
+    """Write the learner copy of each solution notebook of the course (or of the ones named)."""
     written = []
-    NOTEBOOKS.mkdir(exist_ok=True)
-    for stem in COURSE.stems:
+    notebooks.mkdir(exist_ok=True)
+    for stem in course.stems:
         if names and stem not in names:
             continue
-        path = SOLUTIONS / f"{stem}.ipynb"
-        target = NOTEBOOKS / path.name
-        nbformat.write(learner_version(nbformat.read(path, as_version=4)), target)
+        target = notebooks / f"{stem}.ipynb"
+        nbformat.write(learner_version(nbformat.read(solutions / f"{stem}.ipynb", as_version=4)), target)
         written.append(target)
     return written
 
