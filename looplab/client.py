@@ -25,6 +25,7 @@ MODEL = "claude-haiku-5-5"
 
 MODES = ("offline", "live", "record")
 OFFLINE_API_KEY = "offline-no-key-needed"
+RECORD_INTO = "LOOPLAB_RECORD_INTO"  # record mode: write the recording into this folder instead of in place
 
 _traffic_by_client: "weakref.WeakKeyDictionary[anthropic.Anthropic, Traffic]" = weakref.WeakKeyDictionary()
 
@@ -59,6 +60,9 @@ def client(
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}.")
     saved = Recording.load(recording)
+    if mode == "record" and os.environ.get(RECORD_INTO):
+        # Authoring writes aside, and the recording is replaced only when the whole run succeeded.
+        saved = Recording.load(Path(os.environ[RECORD_INTO]) / f"{saved.name}.json")
     traffic = Traffic()
 
     if mode == "offline":

@@ -12,26 +12,39 @@ Scripted answers are written by hand in the API's wire format and validated with
 estimates. They are served by a small HTTP server on 127.0.0.1, which the notebooks' kernels
 reach through ANTHROPIC_BASE_URL, exactly as they would reach the API.
 
-Afterwards, run `python -m looplab.exercises --execute` to store the solutions' offline outputs
-and regenerate the learner notebooks (`make record` does all of it).
+Each recording is written aside and replaces the shipped one only when its whole run succeeded: a
+run that stops half-way (a missing scripted answer, a failing cell) prints one line saying why and
+leaves every recording as it was.
+
+Afterwards, run `make notebooks` to store the solutions' offline outputs and regenerate the learner
+notebooks (`make record` does all of it).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
+import shutil
+import sys
+import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import anthropic
 import httpx2
 import nbformat
+from anthropic.types import Message
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 
 import looplab
-from looplab.recordings import recording_path
+from looplab.client import RECORD_INTO
+from looplab.course import COURSE
+from looplab.recordings import RECORDINGS_DIR, recording_path
 from looplab.tools import TOOLS, run_tool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,23 +80,39 @@ def _question_and_step(messages: list) -> tuple[str | None, int]:
     return None, 0
 
 
-def scripted_answer(answers: dict, body: dict) -> tuple[int, dict]:
+class MissingAnswer(Exception):
+    """A model call the answers file has no reply for: the one line a maintainer needs."""
+
+    def __init__(self, name: str, question: str | None, step: int):
+        self.name, self.question, self.step = name, question, step
+        super().__init__(
+            f"no scripted answer for {question!r} after {step} repl{'y' if step == 1 else 'ies'}: "
+            f"add reply number {step + 1} under that question in {ANSWERS_DIR.relative_to(ROOT) / (name + '.py')}")
+
+
+def scripted_answer(answers: dict, body: dict, name: str = "") -> tuple[int, dict]:
     """The scripted reply to a request, or a 404 that says which answer is missing."""
     question, step = _question_and_step(body.get("messages", []))
     replies = answers.get(question, [])
     if step >= len(replies):
-        message = f"no scripted answer for {question!r} after {step} replies: add it in scripts/answers/"
+        message = str(MissingAnswer(name, question, step))
         return 404, {"type": "error", "error": {"type": "not_found_error", "message": message}}
     return 200, replies[step](body)
 
 
-def serve(answers: dict) -> ThreadingHTTPServer:
-    """The scripted answers behind a real HTTP endpoint on loopback, for the notebooks' kernels."""
+def serve(answers: dict, name: str) -> ThreadingHTTPServer:
+    """The scripted answers behind a real HTTP endpoint on loopback, for the notebooks' kernels.
+
+    `server.missing` collects the requests no answer was scripted for.
+    """
+    missing: list[MissingAnswer] = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-            status, payload = scripted_answer(answers, body)
+            status, payload = scripted_answer(answers, body, name)
+            if status == 404:
+                missing.append(MissingAnswer(name, *_question_and_step(body.get("messages", []))))
             data = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("content-type", "application/json")
@@ -95,6 +124,7 @@ def serve(answers: dict) -> ThreadingHTTPServer:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.missing = missing
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -112,36 +142,80 @@ def run_loop(client, question: str) -> None:
         ]})
 
 
-def author_calculator(live: bool) -> None:
+class AuthoringFailed(Exception):
+    """A recording could not be written; the shipped one is left exactly as it was."""
+
+
+@contextlib.contextmanager
+def written_aside(name: str, recordings: Path):
+    """Record into a temporary folder; replace `recordings/<name>.json` only if the block succeeds.
+
+    A run that stops half-way (a missing scripted answer, a failing cell, Ctrl-C) leaves the
+    recording it was rewriting untouched, and the other recordings are never opened.
+    """
+    with tempfile.TemporaryDirectory(prefix=f"looplab-record-{name}-") as aside:
+        saved = os.environ.get(RECORD_INTO)
+        os.environ[RECORD_INTO] = aside
+        try:
+            yield
+        finally:
+            if saved is None:
+                os.environ.pop(RECORD_INTO, None)
+            else:
+                os.environ[RECORD_INTO] = saved
+        fresh = Path(aside) / f"{name}.json"
+        if not fresh.exists():
+            raise AuthoringFailed(f"{name}: the run made no model call, so there is nothing to record")
+        for exchange in json.loads(fresh.read_text(encoding="utf-8"))["exchanges"]:
+            Message.model_validate(exchange["response"])  # the API's wire format, as the SDK reads it
+        recordings.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(fresh, Path(aside) / "ready")
+        os.replace(Path(aside) / "ready", recordings / f"{name}.json")
+
+
+def author_calculator(live: bool, recordings: Path = RECORDINGS_DIR) -> None:
     """The `calculator` recording: the loop the notebooks teach, run on each scripted question."""
     answers = load_answers("calculator")
-    recording_path("calculator").unlink(missing_ok=True)
-    upstream = None if live else httpx2.MockTransport(lambda request: _scripted_response(answers, request))
-    client = looplab.client("calculator", mode="record", upstream=upstream)
-    for question in answers:
-        run_loop(client, question)
+    missing: list[MissingAnswer] = []
+
+    def scripted(request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        status, payload = scripted_answer(answers, body, "calculator")
+        if status == 404:
+            missing.append(MissingAnswer("calculator", *_question_and_step(body.get("messages", []))))
+        return httpx2.Response(status, json=payload)
+
+    with written_aside("calculator", recordings):
+        upstream = None if live else httpx2.MockTransport(scripted)
+        client = looplab.client("calculator", mode="record", upstream=upstream, quiet=True)
+        try:
+            for question in answers:
+                run_loop(client, question)
+        except anthropic.APIStatusError as error:
+            raise AuthoringFailed(f"calculator: {missing[0] if missing else error}") from None
 
 
-def _scripted_response(answers: dict, request: httpx2.Request) -> httpx2.Response:
-    status, payload = scripted_answer(answers, json.loads(request.content))
-    return httpx2.Response(status, json=payload)
-
-
-def author_notebook(path: Path, live: bool) -> None:
+def author_notebook(path: Path, live: bool, recordings: Path = RECORDINGS_DIR, answers: dict | None = None) -> None:
     """Run a solution notebook in record mode: its recording gets exactly what it sends."""
-    recording_path(path.stem).unlink(missing_ok=True)
+    name = path.stem
     env = {"LOOPLAB_MODE": "record"}
     server = None
     if not live:
-        server = serve(load_answers(path.stem))
+        server = serve(load_answers(name) if answers is None else answers, name)
         env.update(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}",
                    ANTHROPIC_API_KEY="scripted-no-key-needed")
     saved = dict(os.environ)
     os.environ.update(env)
     try:
-        notebook = nbformat.read(path, as_version=4)
-        NotebookClient(notebook, timeout=120, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        with written_aside(name, recordings):
+            notebook = nbformat.read(path, as_version=4)
+            try:
+                NotebookClient(notebook, timeout=120, kernel_name="python3",
+                               resources={"metadata": {"path": str(path.parent)}}).execute()
+            except CellExecutionError as error:
+                if server is not None and server.missing:
+                    raise AuthoringFailed(f"{name}: {server.missing[0]}") from None
+                raise AuthoringFailed(f"{name}: a cell failed: {_first_line(error)}") from None
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -149,21 +223,35 @@ def author_notebook(path: Path, live: bool) -> None:
             server.shutdown()
 
 
-def main() -> None:
+def _first_line(error: CellExecutionError) -> str:
+    """The cell's error in one line (`ename: evalue`), not nbclient's page of traceback."""
+    ename, evalue = getattr(error, "ename", ""), getattr(error, "evalue", "")
+    return f"{ename}: {evalue}" if ename else str(error).strip().splitlines()[-1]
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--live", action="store_true", help="ask the real API (needs ANTHROPIC_API_KEY)")
     parser.add_argument("names", nargs="*", help="recordings to write (default: all)")
     args = parser.parse_args()
     if args.live and not os.environ.get("ANTHROPIC_API_KEY"):
         parser.error("--live needs ANTHROPIC_API_KEY")
-    if not args.names or "calculator" in args.names:
-        author_calculator(args.live)
-        print(f"wrote {recording_path('calculator')}")
-    for path in sorted(SOLUTIONS.glob("*.ipynb")):
-        if not args.names or path.stem in args.names:
-            author_notebook(path, args.live)
-            print(f"wrote {recording_path(path.stem)}")
+    unknown = set(args.names) - {"calculator", *COURSE.stems}
+    if unknown:
+        parser.error(f"no recording named {', '.join(sorted(unknown))}; they are: calculator, {', '.join(COURSE.stems)}")
+    try:
+        if not args.names or "calculator" in args.names:
+            author_calculator(args.live)
+            print(f"wrote {recording_path('calculator').relative_to(ROOT)}")
+        for stem in COURSE.stems:
+            if not args.names or stem in args.names:
+                author_notebook(SOLUTIONS / f"{stem}.ipynb", args.live)
+                print(f"wrote {recording_path(stem).relative_to(ROOT)}")
+    except AuthoringFailed as error:
+        print(f"author_recordings: {error}; the recording was left unchanged", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

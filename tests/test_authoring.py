@@ -1,0 +1,73 @@
+"""Authoring recordings never loses one: a run that stops half-way leaves the recording as it was.
+
+scripts/author_recordings.py records each notebook into a temporary folder and moves the result
+into place only when the whole run succeeded. These tests run it on a copy of the shipped
+recordings: once as it is (same bytes: the recordings are reproducible), once with a scripted
+answer missing (the copy is left untouched, and the error is one line naming the question and the
+answers file).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import shutil
+from pathlib import Path
+
+import pytest
+
+from looplab.recordings import RECORDINGS_DIR
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "author_recordings.py"
+
+
+@pytest.fixture(scope="module")
+def author():
+    spec = importlib.util.spec_from_file_location("author_recordings", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def recordings(tmp_path):
+    """A copy of the shipped recordings, for the script to (re)write."""
+    folder = tmp_path / "recordings"
+    shutil.copytree(RECORDINGS_DIR, folder)
+    return folder
+
+
+def test_authoring_a_notebook_rewrites_its_recording_byte_for_byte(author, recordings):
+    stem = "01_one_tool_call"
+    (recordings / f"{stem}.json").unlink()
+    author.author_notebook(ROOT / "solutions" / f"{stem}.ipynb", live=False, recordings=recordings)
+    assert (recordings / f"{stem}.json").read_bytes() == (RECORDINGS_DIR / f"{stem}.json").read_bytes()
+
+
+def test_a_run_that_fails_half_way_leaves_the_recording_unchanged(author, recordings):
+    stem = "02_closing_the_loop"
+    answers = copy.copy(author.load_answers(stem))
+    question = next(q for q, replies in answers.items() if len(replies) == 4)  # the warehouse: four calls
+    answers[question] = answers[question][:2]  # the third reply was never scripted
+    before = {path.name: path.read_bytes() for path in recordings.iterdir()}
+
+    with pytest.raises(author.AuthoringFailed) as failure:
+        author.author_notebook(ROOT / "solutions" / f"{stem}.ipynb", live=False, recordings=recordings,
+                               answers=answers)
+
+    message = str(failure.value)
+    assert "\n" not in message
+    assert question in message and "after 2 replies" in message
+    assert f"scripts/answers/{stem}.py" in message
+    assert {path.name: path.read_bytes() for path in recordings.iterdir()} == before
+
+
+def test_the_calculator_recording_is_written_aside_too(author, recordings, monkeypatch):
+    answers = author.load_answers("calculator")
+    question = next(iter(answers))
+    monkeypatch.setattr(author, "load_answers", lambda name: {**answers, question: answers[question][:1]})
+    before = (recordings / "calculator.json").read_bytes()
+    with pytest.raises(author.AuthoringFailed, match="no scripted answer for"):
+        author.author_calculator(live=False, recordings=recordings)
+    assert (recordings / "calculator.json").read_bytes() == before
