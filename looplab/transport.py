@@ -156,6 +156,10 @@ def not_recorded_message(recording: Recording, request: dict) -> str:
         "Offline, only recorded conversations get answers. To ask the real API instead, set "
         "ANTHROPIC_API_KEY (add LOOPLAB_MODE=record to save the new answers to the recording)."
     )
+    lines.append(
+        f"Maintaining the course without a key? Script the answer in scripts/answers/{recording.name}.py, "
+        f"then run `python scripts/author_recordings.py {recording.name}` (offline, free)."
+    )
     return "\n".join(lines)
 
 

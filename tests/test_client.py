@@ -135,6 +135,7 @@ def test_unrecorded_question_is_one_clear_error(offline):
     assert "messages.0.content.0.text" in text
     assert '"What is 4823 × 1979?"' in text and '"What is 4823 times 1979?"' in text
     assert "ANTHROPIC_API_KEY" in text
+    assert "scripts/answers/calculator.py" in text and "scripts/author_recordings.py calculator" in text  # free route
     assert "Connection error" not in text
     assert not isinstance(caught.value, anthropic.APIConnectionError)
 
