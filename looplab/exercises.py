@@ -16,6 +16,7 @@ import ast
 import os
 import re
 import sys
+import sysconfig
 from pathlib import Path
 
 import nbformat
@@ -130,7 +131,47 @@ def execute(path: Path) -> None:
     notebook.metadata.pop("widgets", None)
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
+    normalise_outputs(notebook)
     nbformat.write(notebook, path)
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+MODEL_ID_IN_TEXT = re.compile(r"model_id='([0-9a-f]+)'")
+KERNEL_CELL_FILE = re.compile(r"/tmp/ipykernel_\d+/\d+\.py")
+
+
+def normalise_outputs(notebook: nbformat.NotebookNode) -> None:
+    """Make stored outputs the same on every run and every machine, so a diff shows only real changes.
+
+    A run assigns each widget a random model id, and tracebacks name this machine's folders
+    (the virtual environment, the checkout, the kernel's temporary cell files). Widget ids become
+    their order of appearance; folders become <site-packages>, <course> and <cell>. nbval does not
+    compare either (widget views and tracebacks are on its skip list), so nothing it checks changes.
+    """
+    site_packages = sorted({sysconfig.get_paths()[key] for key in ("purelib", "platlib")}, key=len, reverse=True)
+    ids: dict[str, str] = {}
+
+    def stable_id(model_id: str) -> str:
+        return ids.setdefault(model_id, f"{len(ids) + 1:032x}")
+
+    def clean(text: str) -> str:
+        for folder in site_packages:
+            text = text.replace(folder, "<site-packages>")
+        text = KERNEL_CELL_FILE.sub("<cell>", text.replace(str(ROOT), "<course>"))
+        return MODEL_ID_IN_TEXT.sub(lambda match: f"model_id='{stable_id(match.group(1))}'", text)
+
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if isinstance(view, dict) and "model_id" in view:
+                view["model_id"] = stable_id(view["model_id"])
+            if "traceback" in output:
+                output["traceback"] = [clean(line) for line in output["traceback"]]
+            for key, value in output.get("data", {}).items():
+                if key.startswith("text/") and isinstance(value, str):
+                    output["data"][key] = clean(value)
+            if isinstance(output.get("text"), str):
+                output["text"] = clean(output["text"])
 
 
 def main(argv: list[str] | None = None) -> None:
