@@ -10,29 +10,7 @@ from looplab.conversation import Place
 from looplab.history import steps_from_messages, unmatched_ids
 from looplab.loop import unanswered_tool_uses
 from looplab.rules import API_MESSAGES, check_request
-
-# --- builders ------------------------------------------------------------------------------------
-
-
-def user(*content):
-    return {"role": "user", "content": list(content)}
-
-
-def assistant(*content):
-    return {"role": "assistant", "content": list(content)}
-
-
-def text(words):
-    return {"type": "text", "text": words}
-
-
-def call(tool_id):
-    return {"type": "tool_use", "id": tool_id, "name": "calculator", "input": {"expression": "1+1"}}
-
-
-def result(tool_id):
-    return {"type": "tool_result", "tool_use_id": tool_id, "content": "2"}
-
+from tests.test_rules import assistant, call, result, text, user  # the same small builders
 
 QUESTION = {"role": "user", "content": "What is 1 + 1?"}
 
