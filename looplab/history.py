@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from . import conversation
 from .rules import check_request
 
 
@@ -41,8 +42,11 @@ class Step:
     error: dict | None = None
     hint: str | None = None
     previous_length: int = 0  # messages[:previous_length] were already in the step before
-    dangling: set = field(default_factory=set)  # tool_use ids in `messages` with no answer after
-    orphans: set = field(default_factory=set)  # tool_result ids in `messages` that answer nothing
+    # The ids the viewer flags in `messages`, as conversation.py pairs them (see UnmatchedIds).
+    dangling: set = field(default_factory=set)
+    pending: set = field(default_factory=set)
+    orphans: set = field(default_factory=set)
+    misplaced: set = field(default_factory=set)
 
     @property
     def outcome(self) -> str:
@@ -122,36 +126,43 @@ def _link(steps: list[Step]) -> list[Step]:
                 break
             shared += 1
         step.previous_length = shared
-        step.dangling, step.orphans = unmatched_ids(step.messages)
+        unmatched = unmatched_ids(step.messages)
+        step.dangling, step.pending = unmatched.dangling, unmatched.pending
+        step.orphans, step.misplaced = unmatched.orphans, unmatched.misplaced
         previous = step.messages
     return steps
 
 
-def unmatched_ids(messages: list) -> tuple[set, set]:
-    """Ids of tool_use blocks with no result in the next message, and results pointing at nothing."""
-    dangling, orphans = set(), set()
-    for index, message in enumerate(messages):
-        if not isinstance(message, dict):
-            continue
-        blocks = _blocks(message.get("content"))
-        if message.get("role") == "assistant":
-            asked = [b.get("id") for b in blocks if b.get("type") == "tool_use"]
-            following = messages[index + 1] if index + 1 < len(messages) else None
-            answered = _result_ids(following)
-            dangling.update(tool_id for tool_id in asked if tool_id not in answered)
-        else:
-            before = messages[index - 1] if index > 0 else None
-            asked = set()
-            if isinstance(before, dict) and before.get("role") == "assistant":
-                asked = {b.get("id") for b in _blocks(before.get("content")) if b.get("type") == "tool_use"}
-            orphans.update(b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result" and b.get("tool_use_id") not in asked)
-    return dangling, orphans
+@dataclass(frozen=True)
+class UnmatchedIds:
+    """The ids of a history's pairing faults, as conversation.py finds them (its docstring says
+    what each kind means). The viewer marks ids, not blocks, so these are sets of ids; only string
+    ids are kept: any other id is a shape error, which the rules report before the pairing."""
+
+    dangling: set  # tool_use ids unanswered although a message follows them
+    pending: set  # tool_use ids of the final message, not answered yet
+    orphans: set  # tool_result ids citing no call of the message right before
+    misplaced: set  # tool_result ids that would answer an unanswered call, but are placed wrong
+
+    @property
+    def ids(self) -> set:
+        """Every flagged id: empty exactly when the API accepts the history's pairing."""
+        return self.dangling | self.pending | self.orphans | self.misplaced
 
 
-def _result_ids(message: Any) -> set:
-    if not isinstance(message, dict) or message.get("role") != "user":
-        return set()
-    return {b.get("tool_use_id") for b in _blocks(message.get("content")) if b.get("type") == "tool_result"}
+def unmatched_ids(messages: list) -> UnmatchedIds:
+    """What the viewer flags in a history: exactly what the rules' pairing check rejects."""
+    history = conversation.read(messages)
+    return UnmatchedIds(
+        dangling=_string_ids(use.id for use in history.dangling),
+        pending=_string_ids(use.id for use in history.pending),
+        orphans=_string_ids(result.tool_use_id for result in history.orphans),
+        misplaced=_string_ids(result.tool_use_id for result in history.misplaced),
+    )
+
+
+def _string_ids(ids) -> set:
+    return {tool_id for tool_id in ids if isinstance(tool_id, str)}
 
 
 def pair_labels(steps: list[Step]) -> dict[str, str]:

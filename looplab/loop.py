@@ -2,13 +2,16 @@
 
 A learner's bug in notebook 1 must never block notebook 3, so every notebook imports the earlier
 pieces from here instead of from the learner's own work. The code is the same as in the solution
-notebooks (solutions/*.ipynb); tests run the graded checks on both.
+notebooks (solutions/*.ipynb), except `unanswered_tool_uses`, which asks conversation.py (the one
+reading of tool_use/tool_result pairing that the rules and the viewer share); tests run the graded
+checks on both.
 """
 
 from __future__ import annotations
 
 from typing import TextIO
 
+from . import conversation
 from .client import MODEL
 from .tools import TOOLS, is_error, run_tool
 
@@ -58,33 +61,13 @@ def run_tools(message) -> list[dict]:
 
 
 def unanswered_tool_uses(messages: list) -> list[str]:
-    """Ids of tool_use blocks with no tool_result in the message right after: what the API refuses."""
-    unanswered = []
-    for index, message in enumerate(messages):
-        if _get(message, "role") != "assistant":
-            continue
-        following = messages[index + 1] if index + 1 < len(messages) else None
-        answered = {
-            _get(block, "tool_use_id")
-            for block in _blocks(following)
-            if _get(block, "type") == "tool_result"
-        } if following is not None and _get(following, "role") == "user" else set()
-        unanswered += [
-            _get(block, "id")
-            for block in _blocks(message)
-            if _get(block, "type") == "tool_use" and _get(block, "id") not in answered
-        ]
-    return unanswered
+    """Ids of the tool_use blocks the API would call unanswered, in history order.
 
-
-def _get(item, key: str):
-    """Histories mix dicts and SDK objects: read a field from either."""
-    return item.get(key) if isinstance(item, dict) else getattr(item, key, None)
-
-
-def _blocks(message) -> list:
-    content = _get(message, "content")
-    return content if isinstance(content, list) else []
+    The notebook's version looks for a result anywhere in the message right after; this one is
+    the course's model of the API (conversation.py), which also wants the results to open that
+    message, before any text. On the check's histories the two agree.
+    """
+    return [use.id for use in conversation.read(messages).unanswered]
 
 
 def agent_turn(client, messages: list, max_iterations: int = 10, system: str = SYSTEM_PROMPT) -> str:

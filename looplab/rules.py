@@ -13,9 +13,11 @@ Order of the checks (the first one that finds something wins):
 2. tools      -- `tools` is a list of dicts whose names match the API's pattern.
 3. empty content, then empty text blocks, then whitespace-only text blocks.
 4. tool_use ids: the pattern, then uniqueness across the whole history.
-5. pairing    -- walks the messages in order; for a user message: does every tool_result answer
-                 a tool_use of the assistant message just before? For an assistant message: does
-                 the next message start with a result for each of its tool_use blocks?
+5. pairing    -- which result answers which call is worked out by conversation.py (the viewer and
+                 exercise 3.2's reference read it too); this walks the messages in order: for a
+                 user message, does every tool_result cite a tool_use of the assistant message just
+                 before? For an assistant message, does the next message start with a result for
+                 each of its tool_use blocks?
 6. prefill    -- the last message must come from the user.
 
 Pairing runs before prefill on purpose: a history that ends with an assistant `tool_use`
@@ -23,10 +25,13 @@ reports the missing `tool_result`, because that is the learner's actual mistake 
 to run the tool and reply), not an attempt at prefill.
 
 Consecutive messages with the same role are NOT merged before checking: results split over
-two user messages are reported, as the course teaches (see the reference notes).
+two user messages are reported, as the course teaches (docs/API_RULES.md says why).
 
 The real API does not promise which error it reports when a body breaks several rules; this
 order is the course's choice, kept simple and fixed so that tests and hints are predictable.
+
+docs/API_RULES.md lists these rules in prose: where each 400 text comes from, and which ones are
+the course's own.
 """
 
 from __future__ import annotations
@@ -35,8 +40,10 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-# The API's own messages, verbatim from the reference table ("Conversation rules and the
-# API's 400 messages"). Placeholders: {i} message index, {j} block index, {k} tool index.
+from . import conversation
+
+# The API's own messages, verbatim as the API returns them (docs/API_RULES.md, "The API's 400
+# texts", says where each was seen). Placeholders: {i} message index, {j} block index, {k} tool index.
 API_MESSAGES = {
     "missing_result": (
         "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: {ids}."
@@ -61,9 +68,9 @@ API_MESSAGES = {
     "whitespace_text": "messages: text content blocks must contain non-whitespace text",
 }
 
-# Shape errors. These are NOT in the reference table: they follow the pydantic style the API
-# uses for its other field errors ("<location>: <what is wrong>"), so malformed input gets a
-# clear 400 instead of being silently accepted. {loc} is the field's location.
+# Shape errors. These are the course's own (docs/API_RULES.md, "Shape errors"): they follow the
+# pydantic style the API uses for its other field errors ("<location>: <what is wrong>"), so
+# malformed input gets a clear 400 instead of being silently accepted. {loc} is the field's location.
 FIELD_ERRORS = {
     "required": "{loc}: Field required",
     "dict": "{loc}: Input should be a valid dictionary",
@@ -349,19 +356,14 @@ def _check_whitespace_text(body: dict) -> Violation | None:
 # --- 4. tool_use ids ---------------------------------------------------------------------
 
 
-def _blocks(message: dict, kind: str) -> Iterator[tuple[int, dict]]:
-    """(index, block) of every block of one type; string content has no blocks."""
-    content = message["content"]
-    if isinstance(content, list):
-        for j, block in enumerate(content):
-            if block["type"] == kind:
-                yield j, block
-
-
 def _tool_uses(messages: list) -> Iterator[tuple[int, int, dict]]:
+    """(message index, block index, block) of every tool_use, for the rules on ids alone.
+    Which result answers which call is conversation.py's job, not this one's."""
     for i, message in enumerate(messages):
-        for j, block in _blocks(message, "tool_use"):
-            yield i, j, block
+        content = message["content"]
+        for j, block in enumerate(content if isinstance(content, list) else []):
+            if block["type"] == "tool_use":
+                yield i, j, block
 
 
 def _check_id_pattern(body: dict) -> Violation | None:
@@ -385,56 +387,26 @@ def _check_unique_ids(body: dict) -> Violation | None:
 
 
 def _check_pairing(body: dict) -> Violation | None:
-    """Walk the history in order and report the first broken call/result pair."""
-    messages = body["messages"]
-    for i, message in enumerate(messages):
-        if message["role"] == "user":
-            found = _unexpected_result(messages, i)
-        else:
-            found = _missing_results(messages, i)
-        if found is not None:
-            return found
-    return None
+    """Report the first broken call/result pair, walking the history in message order.
 
-
-def _missing_results(messages: list, i: int) -> Violation | None:
-    """Every tool_use of assistant message i needs a result at the START of message i+1."""
-    called = [block["id"] for _, block in _blocks(messages[i], "tool_use")]
-    following = messages[i + 1] if i + 1 < len(messages) else None
-    if following is not None and following["role"] == "user":
-        answered = _leading_result_ids(following)
-    else:
-        answered = set()
-    missing = [tool_id for tool_id in called if tool_id not in answered]
-    if not missing:
-        return None
-    return _violation("missing_result", f"messages.{i}", i=i, ids=", ".join(missing))
-
-
-def _leading_result_ids(message: dict) -> set[str]:
-    """Ids of the tool_result blocks that come before any other block: a result placed
-    after text does not count, the API only looks at the start of the message."""
-    content = message["content"]
-    ids = set()
-    for block in content if isinstance(content, list) else []:
-        if block["type"] != "tool_result":
-            break
-        ids.add(block["tool_use_id"])
-    return ids
-
-
-def _unexpected_result(messages: list, i: int) -> Violation | None:
-    """A tool_result in user message i must answer a tool_use of message i-1, which must be
-    the assistant's. In the first message, or after another user message, none can."""
-    previous = messages[i - 1] if i > 0 else None
-    if previous is not None and previous["role"] == "assistant":
-        expected = {block["id"] for _, block in _blocks(previous, "tool_use")}
-    else:
-        expected = set()
-    for j, block in _blocks(messages[i], "tool_result"):
-        if block["tool_use_id"] not in expected:
-            path = f"messages.{i}.content.{j}"
-            return _violation("unexpected_result", path, i=i, j=j, id=block["tool_use_id"])
+    conversation.py does the pairing; this only picks what to report. Unanswered calls sit in
+    assistant messages and orphan results in user messages, so the earlier message wins: for a
+    user message the first result that cites no call of the message before it, for an assistant
+    message all of its unanswered calls at once (in the order it made them).
+    """
+    pairing = conversation.read(body["messages"])
+    first_orphan = pairing.orphans[0] if pairing.orphans else None
+    first_unanswered = pairing.unanswered[0] if pairing.unanswered else None
+    if first_orphan is not None and (
+        first_unanswered is None or first_orphan.place.message < first_unanswered.place.message
+    ):
+        place = first_orphan.place
+        return _violation("unexpected_result", place.path, i=place.message, j=place.block,
+                          id=first_orphan.tool_use_id)
+    if first_unanswered is not None:
+        i = first_unanswered.place.message
+        ids = [use.id for use in pairing.unanswered if use.place.message == i]
+        return _violation("missing_result", f"messages.{i}", i=i, ids=", ".join(ids))
     return None
 
 

@@ -82,8 +82,12 @@ def _id_note(tool_id: str, key: str, step: Step, labels: dict, is_response: bool
     label = labels.get(tool_id, "?")
     if key == "id" and tool_id in step.dangling and not is_response:
         return f"[{label}] no tool_result", "looplab-dangling"
+    if key == "id" and tool_id in step.pending and not is_response:
+        return f"[{label}] no tool_result yet", "looplab-dangling"
     if key == "tool_use_id" and tool_id in step.orphans:
         return f"[{label}] answers no tool_use in the message before", "looplab-orphan"
+    if key == "tool_use_id" and tool_id in step.misplaced:
+        return f"[{label}] comes after other content: results must come first", "looplab-orphan"
     return f"[{label}]", ""
 
 

@@ -126,8 +126,31 @@ def test_a_valid_list_ending_with_the_answer_has_no_error_step():
 def test_results_in_a_separate_message_count_as_dangling():
     messages = [{"role": "user", "content": "q"}, tool_use_message("toolu_A", "toolu_B"),
                 results_message("toolu_A"), results_message("toolu_B")]
-    dangling, orphans = unmatched_ids(messages)
-    assert dangling == {"toolu_B"} and orphans == {"toolu_B"}
+    unmatched = unmatched_ids(messages)
+    assert unmatched.dangling == {"toolu_B"} and unmatched.orphans == {"toolu_B"}
+    assert unmatched.misplaced == {"toolu_B"} and unmatched.pending == set()
+
+
+def test_a_result_after_text_is_flagged_as_the_api_refuses_it():
+    messages = [{"role": "user", "content": QUESTION}, tool_use_message("toolu_A"),
+                {"role": "user", "content": [{"type": "text", "text": "Here:"}, *results_message("toolu_A")["content"]]}]
+    viewer = looplab.show_history(messages)
+    last = viewer.steps[-1]
+    assert last.outcome == "the API refused the request (400)"
+    assert last.dangling == {"toolu_A"} and last.misplaced == {"toolu_A"} and last.orphans == set()
+    text = viewer.static_text()
+    assert '"id": "toolu_A",   <- [A] no tool_result' in text
+    assert '"tool_use_id": "toolu_A",   <- [A] comes after other content: results must come first' in text
+
+
+def test_a_request_ending_with_a_call_flags_it_as_pending(offline):
+    with pytest.raises(anthropic.BadRequestError):
+        ask(offline, [{"role": "user", "content": QUESTION}, tool_use_message("toolu_A")])
+    viewer = looplab.show_history(offline)
+    step, = viewer.steps
+    assert step.pending == {"toolu_A"} and step.dangling == set()
+    assert '"id": "toolu_A",   <- [A] no tool_result yet' in viewer.static_text()
+    assert 'class="looplab-pair looplab-dangling" data-pair="A"' in viewer.static_html()
 
 
 def test_sdk_objects_show_as_wire_json(offline):
