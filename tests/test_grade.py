@@ -337,3 +337,15 @@ def test_an_ungradable_submission_raises_with_its_status(tmp_path):
     assert raised.value.status is grade.Status.NO_NOTEBOOK
     row = grade.one_row(grade.Submission(broken, "zoe"), raised.value.status, raised.value.message)
     assert row.as_csv()[2:6] == ["", 0, "", "no notebook found"]
+
+
+def test_without_its_provisioner_the_grader_starts_kernels_the_plain_way(graded, monkeypatch):
+    """The one orchestrator, called in-process as the command line calls it; the fork provisioner unknown."""
+    from looplab.grade import kernels
+
+    monkeypatch.setattr(kernels, "PROVISIONER_NAME", "looplab-not-registered")
+    monkeypatch.chdir(FIXTURES)
+    result = grade.grade([f"submissions/partial/{NB1}.ipynb"], grade.GradingOptions(jobs=1, cell_timeout=CELL_TIMEOUT))
+    assert any("provisioner is not registered" in note for note in result.notes), result.notes
+    assert [[str(value) for value in row.as_csv()] for row in result.rows] == [
+        row for row in graded.rows if row[0] == "partial" and row[1] == NB1]

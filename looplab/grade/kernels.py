@@ -24,7 +24,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from jupyter_client.provisioning import KernelProvisionerFactory, LocalProvisioner
 from traitlets import Unicode
 
@@ -421,4 +421,8 @@ def write_kernel_spec(folder: Path, template: ForkServer | None) -> KernelSpecMa
 
 def provisioner_registered(specs: KernelSpecManager) -> bool:
     """Whether jupyter_client can find the provisioner the grader's kernel spec names (an installed entry point)."""
-    return KernelProvisionerFactory.instance().is_provisioner_available(specs.get_kernel_spec(KERNEL_NAME))
+    try:  # a spec naming an unknown provisioner is one the KernelSpecManager does not find
+        spec = specs.get_kernel_spec(KERNEL_NAME)
+    except NoSuchKernel:
+        return False
+    return KernelProvisionerFactory.instance().is_provisioner_available(spec)
