@@ -14,6 +14,7 @@ import filecmp
 import hashlib
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -93,7 +94,7 @@ def fixture_cell(relative: str, predicate) -> int:
 
 
 def exercise_cell(relative: str, number: str) -> int:
-    return fixture_cell(relative, lambda cell: grade._exercise_of(cell) == number)
+    return fixture_cell(relative, lambda cell: grade.exercise_number(cell) == number)
 
 
 def check_cell(relative: str, number: str) -> int:
@@ -113,7 +114,7 @@ def solved(*numbers: str) -> list[tuple]:
 
 def expected_rows() -> list[tuple]:
     course = grade.load_course()
-    numbers = {stem: nb.numbers for stem, nb in course.items()}
+    numbers = {stem: nb.ids for stem, nb in course.items()}
     expected: list[tuple] = []
     for path in sorted(SOLUTIONS.glob("*.ipynb")):
         expected += rows_of("complete", path.stem, *solved(*numbers[path.stem]))
@@ -276,25 +277,78 @@ def test_folders_hold_one_learner_per_subfolder_and_loose_notebooks():
 def test_each_exercise_is_graded_right_before_its_check_cell(stem):
     course = grade.load_course()
     notebook = nbformat.read(SOLUTIONS / f"{stem}.ipynb", as_version=4)
-    points = grade._grading_points(notebook, course[stem])
+    points = grade.grading_points(notebook, course[stem])
     for index, exercises in points.items():
         for exercise in exercises:
-            assert notebook.cells[index].source.startswith(f'check("{exercise.number}", {exercise.name})')
+            assert notebook.cells[index].source.startswith(f'check("{exercise.id}", {exercise.name})')
 
 
 def test_exercise_names_come_from_the_manifest():
     course = grade.load_course()
-    assert [(e.number, e.name, e.points) for e in course[NB1].exercises] == [
+    assert [(e.id, e.name, e.points) for e in course[NB1].exercises] == [
         ("1.1", "calculator", 2), ("1.2", "CALCULATOR_TOOL", 1), ("1.3", "one_shot", 2)]
-    assert {e.id for e in COURSE.exercises} == {e.number for nb in course.values() for e in nb.exercises}
+    assert {e.id for e in COURSE.exercises} == {e.id for nb in course.values() for e in nb.exercises}
 
 
 def test_syntax_errors_lose_the_kernels_file_name():
-    assert grade._plain_syntax_error("invalid syntax (1063758517.py, line 1)") == "invalid syntax, line 1"
-    assert grade._plain_syntax_error("expected ':' (3782203738.py, line 5)") == "expected ':', line 5"
+    assert grade.plain_syntax_error("invalid syntax (1063758517.py, line 1)") == "invalid syntax, line 1"
+    assert grade.plain_syntax_error("expected ':' (3782203738.py, line 5)") == "expected ':', line 5"
 
 
 def test_the_grader_cell_is_python_and_carries_its_nonce():
     source = grade.grader_cell_source({"nonce": "abc123", "step": "start"})
     compile(source, "<grader cell>", "exec")
     assert "abc123" in source and source.startswith("# Added by the looplab grader")
+
+
+# --- the statuses -----------------------------------------------------------------------------------------
+
+
+def readme_status_table() -> str:
+    lines = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8").splitlines()
+    first = lines.index("| status | what happened |")
+    end = next(i for i in range(first, len(lines)) if not lines[i].startswith("|"))
+    return "\n".join(lines[first:end])
+
+
+def test_the_readme_status_table_is_the_status_enum():
+    assert readme_status_table() == grade.Status.readme_table(), (
+        "README.md's status table differs from looplab/grade/status.py: paste Status.readme_table()")
+
+
+def test_every_status_in_the_gradebook_is_a_status(graded):
+    import re
+
+    patterns = [re.compile(re.escape(s.template).replace(r"\{cells\}", r"cells? [\d, and]+")
+                           .replace(r"\{seconds\}", r"[\d.]+").replace(r"\{where\}", r"(in|during) .+") + "$")
+                for s in grade.Status]
+    for row in graded.rows:
+        assert any(p.match(row[5]) for p in patterns), row
+
+
+def test_an_ungradable_submission_raises_with_its_status(tmp_path):
+    course = grade.load_course()
+    broken = tmp_path / f"{NB1}.ipynb"
+    broken.write_text('{"cells": [')
+    with pytest.raises(grade.Ungradable) as raised:
+        grade.read_submission(grade.Submission(broken, "zoe"), course)
+    assert raised.value.status is grade.Status.INVALID_JSON and raised.value.notebook == NB1
+    with pytest.raises(grade.Ungradable) as raised:
+        grade.read_submission(grade.Submission(tmp_path, "zoe", missing=True), course)
+    assert raised.value.status is grade.Status.NO_NOTEBOOK
+    row = grade.one_row(grade.Submission(broken, "zoe"), raised.value.status, raised.value.message)
+    assert row.as_csv()[2:6] == ["", 0, "", "no notebook found"]
+
+
+def test_without_its_provisioner_the_grader_starts_kernels_the_plain_way(graded, monkeypatch):
+    """The one orchestrator, called in-process as the command line calls it; the fork provisioner unknown."""
+    from looplab.grade import kernels
+
+    monkeypatch.setattr(kernels, "PROVISIONER_NAME", "looplab-not-registered")
+    monkeypatch.chdir(FIXTURES)
+    options = grade.GradingOptions(jobs=1, cell_timeout=CELL_TIMEOUT)
+    with ThreadPoolExecutor(1) as thread:  # its own thread: an earlier test may leave this one's event loop running
+        result = thread.submit(grade.grade, [f"submissions/partial/{NB1}.ipynb"], options).result()
+    assert any("provisioner is not registered" in note for note in result.notes), result.notes
+    assert [[str(value) for value in row.as_csv()] for row in result.rows] == [
+        row for row in graded.rows if row[0] == "partial" and row[1] == NB1]

@@ -12,8 +12,8 @@ ignored in folders; hidden folders (such as `.ipynb_checkpoints`) are skipped.
 How a notebook is graded
 ------------------------
 - Which notebook it is comes from its exercise cells' metadata (`looplab.exercise`): their numbers
-  must all belong to one course notebook (the course manifest, looplab/course.py). A notebook without any exercise
-  metadata is matched by its file name instead. The object each exercise is checked on is the name
+  must all belong to one course notebook (the course manifest, looplab/course.py). A notebook
+  without any exercise metadata is matched by its file name instead. The object each exercise is checked on is the name
   the manifest gives it, the one the official check cell passes, `check("2.1", tool_result)`.
 - It runs top to bottom in a fresh kernel (nbclient), offline whatever the environment says
   (no ANTHROPIC_* variables, LOOPLAB_MODE=offline, HTTP proxies pointed at a closed port, its own
@@ -21,8 +21,8 @@ How a notebook is graded
   A cell that runs past `--cell-timeout` is interrupted and the run goes on; the whole notebook is
   stopped at `--timeout`. `--jobs N` (default: the number of cores) grades N notebooks at a time,
   each in its own kernel.
-- The grader adds its own cells, run without entering the history: one before the learner's first
-  cell, which records a fingerprint of the check machinery (every function, class and constant of
+- The grader adds its own cells (the source of in_kernel.py, run in a namespace of their own),
+  run without entering the history: one before the learner's first cell, which records a fingerprint of the check machinery (every function, class and constant of
   the looplab modules, their code, and the builtins); one right before each exercise's check cell
   (or, if the learner deleted it, before the next exercise), which runs the official
   `looplab.checks.run_check` on the learner's object as it is at that point, between two more
@@ -38,38 +38,18 @@ How a notebook is graded
   template is forked from the grader itself at start, before it has run anything. A forked kernel
   is still a fresh process: it has never run anyone's code and shares nothing with other kernels.
   `--plain-kernels` starts each kernel the usual way instead (about 2 s more per notebook).
+  jupyter_client gets these kernels through its public seams: a kernel spec the grader writes, whose
+  provisioner (`looplab-fork`, an entry point of this package) forks instead of starting a process.
+- The run goes through a plain nbclient NotebookClient: a cell past its limit is interrupted, and
+  nbclient's `error_on_timeout` reply, seen by its `on_cell_executed` hook, says which cells were.
 
 The gradebook
 -------------
 One CSV row per exercise of each graded notebook, one row for a submission that could not be
 graded at all (exercise empty). Columns: learner, notebook, exercise, points, max_points, status,
-message, file. The status, in plain words:
-
-    solved                     full points
-    not solved                 the check failed; the message is the check's own explanation
-    not written yet            the exercise still raises NotImplementedError (or is still empty)
-    not defined                the exercise's function or variable does not exist where it is graded
-    syntax error               the exercise cell does not parse, so nothing in it ran
-    stopped: cell N ran past the S s limit
-                               a cell was interrupted at --cell-timeout; it is reported on the
-                               first exercise graded after it (else the last one), which was still
-                               graded and failed (if it passed, it is "solved" and the message
-                               notes the stop)
-    stopped: the notebook ran past the total limit (S s)
-                               the run was stopped before this exercise was graded
-    the kernel died (in cell N)
-                               the kernel exited (os._exit, a crash, memory) before this exercise
-                               was graded; "(during the check of exercise X)" if it died in a check
-    tampered with the checks   the check machinery changed while the notebook ran; 0 points
-    could not be graded        the grader's own cell failed in this kernel; the message says how
-    grader error               the grader itself failed (e.g. the kernel would not start)
-
-    invalid JSON               (one row) the file is not JSON
-    not a notebook             (one row) JSON, but not a notebook
-    not a notebook of this course
-                               (one row) its exercises are not those of a course notebook
-    no notebook found          (one row) a learner's folder without a notebook
-    cannot be read             (one row) the file could not be opened
+message, file. The statuses, with their CSV text and what each means, are `Status` (status.py);
+README.md's table of them is `Status.readme_table()`. A check's result reaches its row by the kind
+the check reports (solved, not written, not solved), never by its wording.
 
 Cells are numbered from 1, counting every cell from the top, markdown included.
 
@@ -85,36 +65,34 @@ fake results is caught. It also runs the learner's code as you: grade untrusted 
 throwaway account or container.
 """
 
-from .course import CourseNotebook, Exercise, _exercise_of, load_course
-from .gradebook import CSV_COLUMNS, Row
-from .kernel_cells import GRADER_MARK, KERNEL_CODE, MIME, grader_cell_source
-from .kernels import FORK_SERVER_BOOT, ForkServer, _serve_forks
+from .course import exercise_number, load_course
+from .gradebook import CSV_COLUMNS, Row, Ungradable
+from .grading import GradingOptions, GradingResult, UsageError, grade, grade_submission, one_row
+from .in_kernel import MIME
+from .kernel_cells import GRADER_MARK, IN_KERNEL_SOURCE, grader_cell_source
+from .kernels import FORK_SERVER_BOOT, PROVISIONER_NAME, ForkProvisioner, ForkServer, serve_forks
 from .outcome import Outcome
 from .plan import (
     DEFAULT_CELL_TIMEOUT,
     DEFAULT_TIMEOUT,
+    GraderCell,
     Plan,
-    Step,
-    _grading_points,
+    grading_points,
     plan_run,
     read_submission,
 )
-from .report import (
-    Progress,
-    feedback_notebook,
-    summary_table,
-    write_csv,
-    write_feedback,
-)
-from .rows import _plain_syntax_error, rows_for
-from .runner import Grader, grade_all
-from .submissions import Submission, collect, learner_from_file
+from .report import GradingProgress, feedback_notebook, summary_table, write_csv, write_feedback
+from .rows import plain_syntax_error, rows_for
+from .runner import Grader
+from .status import CheckKind, Status
+from .submissions import Submission, collect, learner_from_file, submission_order
 
 __all__ = [
-    "CSV_COLUMNS", "DEFAULT_CELL_TIMEOUT", "DEFAULT_TIMEOUT", "FORK_SERVER_BOOT", "GRADER_MARK",
-    "KERNEL_CODE", "MIME", "CourseNotebook", "Exercise", "ForkServer", "Grader", "Outcome", "Plan",
-    "Progress", "Row", "Step", "Submission", "_exercise_of", "_grading_points",
-    "_plain_syntax_error", "_serve_forks", "collect", "feedback_notebook", "grade_all", "grader_cell_source",
-    "learner_from_file", "load_course", "plan_run", "read_submission", "rows_for", "summary_table", "write_csv",
+    "CSV_COLUMNS", "DEFAULT_CELL_TIMEOUT", "DEFAULT_TIMEOUT", "FORK_SERVER_BOOT", "GRADER_MARK", "IN_KERNEL_SOURCE",
+    "MIME", "PROVISIONER_NAME", "CheckKind", "ForkProvisioner", "ForkServer", "Grader", "GraderCell",
+    "GradingOptions", "GradingProgress", "GradingResult", "Outcome", "Plan", "Row", "Status", "Submission",
+    "Ungradable", "UsageError", "collect", "exercise_number", "feedback_notebook", "grade", "grade_submission",
+    "grader_cell_source", "grading_points", "learner_from_file", "load_course", "one_row", "plain_syntax_error",
+    "plan_run", "read_submission", "rows_for", "serve_forks", "submission_order", "summary_table", "write_csv",
     "write_feedback",
 ]

@@ -1,24 +1,17 @@
-"""`python -m looplab.grade`: the command line, and everything together.
-
-The template is forked before the event loop starts (see ForkServer.spawn), so the order here matters.
-"""
+"""`python -m looplab.grade`: the command line. It builds GradingOptions and calls grading.grade."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
-import signal
 import sys
 import time
 from pathlib import Path
 
-from .course import load_course
-from .gradebook import Row
+from .grading import GradingOptions, UsageError, grade
 from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
-from .report import Progress, summary_table, write_csv
-from .runner import Grader
-from .submissions import collect
+from .report import summary_table, write_csv
 
 
 def _default_jobs() -> int:
@@ -26,43 +19,6 @@ def _default_jobs() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
-
-
-def _inside(path: Path, folders: list[Path]) -> bool:
-    path = path.resolve()
-    return any(path == folder or folder in path.parents for folder in folders)
-
-
-class UsageError(Exception):
-    pass
-
-
-async def _main(args, grader: Grader) -> tuple[list[Row], list[str], int]:
-    """The kernel template is already starting: it imports in its own process while this one loads the course."""
-    feedback = grader.feedback
-    try:  # SIGTERM stops the run like Ctrl-C: kernels killed, temporary files removed
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
-    except (NotImplementedError, RuntimeError):
-        pass
-    template = asyncio.create_task(grader.start())
-    await asyncio.sleep(0)
-    try:
-        course = load_course()
-        try:
-            submissions = collect(args.submissions, list(course))
-        except FileNotFoundError as error:
-            raise UsageError(str(error)) from None
-        roots = [Path(p).resolve() for p in args.submissions if Path(p).is_dir()]
-        if feedback is not None and _inside(feedback, roots):
-            raise UsageError("--feedback must be outside the submissions: they are never written to")
-        grader.progress = None if args.quiet else Progress(len(submissions))
-        await template
-        rows = await grader.grade(submissions, course)
-    finally:
-        if not template.done():
-            await asyncio.gather(template, return_exceptions=True)
-        await grader.close()
-    return rows, grader.notes, len(submissions)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,23 +45,23 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no such file or folder: {', '.join(missing)}")
 
     started = time.monotonic()
-    forked = not args.plain_kernels and sys.platform.startswith("linux") and hasattr(os, "fork")
-    grader = Grader(jobs=args.jobs, cell_timeout=args.cell_timeout, timeout=args.timeout, forked=forked,
-                    feedback=Path(args.feedback) if args.feedback else None)
-    grader.spawn_template()
+    options = GradingOptions(jobs=args.jobs, cell_timeout=args.cell_timeout, timeout=args.timeout,
+                             forked=not args.plain_kernels, feedback=Path(args.feedback) if args.feedback else None,
+                             progress=not args.quiet)
     try:
-        rows, notes, graded = asyncio.run(_main(args, grader))
+        result = grade(args.submissions, options)
     except UsageError as error:
         parser.error(str(error))
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("\nlooplab.grade: stopped; no gradebook written", file=sys.stderr)
         return 130
     elapsed = time.monotonic() - started
-    write_csv(rows, Path(args.out))
-    for note in notes:
+    write_csv(result.rows, Path(args.out))
+    for note in result.notes:
         print(f"looplab.grade: {note}", file=sys.stderr)
     if not args.quiet:
-        print(summary_table(rows))
+        graded = result.submissions
+        print(summary_table(result.rows))
         print(f"\n{graded} submission(s) graded in {elapsed:.1f} s ({elapsed / max(graded, 1):.2f} s each, "
               f"--jobs {args.jobs}); gradebook: {args.out}"
               + (f"; feedback: {args.feedback}/" if args.feedback else ""))

@@ -1,4 +1,4 @@
-"""The course as the grader sees it: which notebooks, which exercises, checked on which names.
+"""The course as the grader sees it: the manifest's notebooks by stem, and a submitted cell's exercise.
 
 Read from the course manifest (looplab/course.py), which ships in the package: the grader needs no
 checkout of the course's repository.
@@ -6,40 +6,17 @@ checkout of the course's repository.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ..course import COURSE, Course
+from ..course import COURSE, Course, Notebook
 
 
-@dataclass
-class Exercise:
-    number: str
-    name: str | None  # the object the official check cell passes
-    title: str
-    points: int | None  # None: no official check for it
+def load_course(course: Course = COURSE) -> dict[str, Notebook]:
+    """The course notebooks by stem, in order."""
+    return {notebook.stem: notebook for notebook in course.notebooks}
 
 
-@dataclass
-class CourseNotebook:
-    stem: str
-    exercises: list[Exercise]
-
-    @property
-    def numbers(self) -> list[str]:
-        return [exercise.number for exercise in self.exercises]
-
-
-def _exercise_of(cell) -> str | None:
+def exercise_number(cell) -> str | None:
+    """The exercise a submitted cell says it is (its `looplab.exercise` metadata), read defensively:
+    a submission's metadata can hold anything."""
     looplab_meta = (cell.get("metadata") or {}).get("looplab")
     number = looplab_meta.get("exercise") if isinstance(looplab_meta, dict) else None
     return str(number) if number is not None else None
-
-
-def load_course(course: Course = COURSE) -> dict[str, CourseNotebook]:
-    """The course notebooks and their exercises, in order."""
-    return {
-        notebook.stem: CourseNotebook(notebook.stem, [
-            Exercise(exercise.id, exercise.name, exercise.title, exercise.points) for exercise in notebook.exercises
-        ])
-        for notebook in course.notebooks
-    }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .submissions import Submission
+from .status import Status
 
 CSV_COLUMNS = ["learner", "notebook", "exercise", "points", "max_points", "status", "message", "file"]
 
@@ -19,7 +19,7 @@ class Row:
     exercise: str
     points: int
     max_points: int | None
-    status: str
+    status: str  # a Status's text
     message: str
     file: str
 
@@ -28,16 +28,9 @@ class Row:
                 "" if self.max_points is None else self.max_points, self.status, self.message, self.file]
 
 
-def _one_row(submission: Submission, status: str, message: str, notebook: str = "") -> list[Row]:
-    return [Row(submission.learner, notebook, "", 0, None, status, message, submission.file)]
+class Ungradable(Exception):
+    """A submission that cannot be graded at all (broken file, another course...): it gets one row."""
 
-
-def _cells(numbers: list[int]) -> str:
-    if len(numbers) == 1:
-        return f"cell {numbers[0]}"
-    return "cells " + ", ".join(str(n) for n in numbers[:-1]) + f" and {numbers[-1]}"
-
-
-def _names(names: list[str], limit: int = 5) -> str:
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    def __init__(self, status: Status, message: str, notebook: str = ""):
+        super().__init__(f"{status.text()}: {message}")
+        self.status, self.message, self.notebook = status, message, notebook

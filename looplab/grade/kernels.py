@@ -1,7 +1,15 @@
-"""Kernels: the fork server (a template that has imported everything once) and what it forks.
+"""Kernels: the fork server (a template that has imported everything once), what it forks, and the
+kernel spec and provisioner through which jupyter_client starts them.
 
 Starting a kernel the usual way costs about 2 s of imports per notebook; forking a warm template
-costs milliseconds. This module is also what the template process runs (`_serve_forks`).
+costs milliseconds. This module is also what the template process runs (`serve_forks`).
+
+How jupyter_client gets a forked kernel, through its public seams only: the grader writes a kernel
+spec in its temporary folder (`write_kernel_spec`) whose metadata names the provisioner
+`looplab-fork`, registered under the `jupyter_client.kernel_provisioners` entry point group in
+pyproject.toml, with the key of the running template as its config. The kernel manager, given a
+KernelSpecManager that reads that folder, makes a `ForkProvisioner`, which asks the template for
+a fork instead of starting a process. Plain kernels use the same spec without the provisioner.
 """
 
 from __future__ import annotations
@@ -12,9 +20,17 @@ import os
 import signal
 import sys
 import time
+import uuid
+from pathlib import Path
 from typing import Any
 
-FORK_SERVER_BOOT = "from looplab.grade.kernels import _serve_forks; _serve_forks()"
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+from jupyter_client.provisioning import KernelProvisionerFactory, LocalProvisioner
+from traitlets import Unicode
+
+FORK_SERVER_BOOT = "from looplab.grade.kernels import serve_forks; serve_forks()"
+PROVISIONER_NAME = "looplab-fork"  # the entry point declared in pyproject.toml
+KERNEL_NAME = "looplab-grader"  # the kernel spec the grader writes in its temporary folder
 
 # What a kernel imports to start and to run the course's notebooks: imported once, in the template.
 PRELOAD = (
@@ -44,7 +60,7 @@ def _die_with_parent() -> None:
         pass
 
 
-def _serve_forks() -> None:
+def serve_forks() -> None:
     """The kernel template: import what kernels need once, then fork a kernel per request.
 
     Speaks JSON lines: reads {"id", "argv", "env", "cwd"} on stdin, answers {"id", "pid"}, and
@@ -219,7 +235,7 @@ class ForkedKernel:
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
 
-    def _exit(self, code: int) -> None:
+    def mark_exited(self, code: int) -> None:
         if self.returncode is None:
             self.returncode = code
         self.exited.set()
@@ -235,6 +251,7 @@ class ForkServer:
 
     def __init__(self, env: dict, cwd: str, debug: bool):
         self.env, self.cwd, self.debug = env, cwd, debug
+        self.key = uuid.uuid4().hex  # how its kernel spec names it (see TEMPLATES)
         self.process_id: int | None = None  # the template's
         self.pid: int | None = None  # the template's, as it reports itself
         self._to, self._from = -1, -1
@@ -266,7 +283,7 @@ class ForkServer:
                     os.chdir(self.cwd)
                     os.environ.clear()
                     os.environ.update(self.env)
-                    _serve_forks()
+                    serve_forks()
                 finally:
                     os._exit(0)
         else:
@@ -311,7 +328,7 @@ class ForkServer:
                 if future and not future.done():
                     future.set_result(kernel)
             elif "exit" in message and message["id"] in self._kernels:
-                self._kernels.pop(message["id"])._exit(message["exit"])
+                self._kernels.pop(message["id"]).mark_exited(message["exit"])
 
     def _ended(self) -> None:
         """The template is gone, and its kernels with it."""
@@ -319,7 +336,7 @@ class ForkServer:
         if self._ready is not None and not self._ready.done():
             self._ready.set_result({"error": "the kernel template exited while starting"})
         for kernel in self._kernels.values():
-            kernel._exit(-signal.SIGKILL)
+            kernel.mark_exited(-signal.SIGKILL)
         for future in self._pending.values():
             if not future.done():
                 future.set_exception(RuntimeError("the kernel template exited"))
@@ -357,41 +374,55 @@ class ForkServer:
             self._from = -1
 
 
-def _provisioner_classes():
-    from jupyter_client.provisioning import LocalProvisioner
+TEMPLATES: dict[str, ForkServer] = {}  # the templates running in this process, by key: what a provisioner forks from
 
-    class PlainProvisioner(LocalProvisioner):
-        """The usual kernel start, always with this interpreter, and a quicker wait for its exit."""
 
-        async def launch_kernel(self, cmd, **kwargs):
-            if len(cmd) > 2 and cmd[1:3] == ["-m", "ipykernel_launcher"]:
-                cmd = [sys.executable] + list(cmd[1:])
-            return await super().launch_kernel(cmd, **kwargs)
+class ForkProvisioner(LocalProvisioner):
+    """A kernel forked from the template instead of started from scratch.
 
-        async def wait(self):
-            while self.process is not None and self.process.poll() is None:
-                await asyncio.sleep(0.01)
-            return await super().wait()
+    Registered as `looplab-fork` (the `jupyter_client.kernel_provisioners` entry point) and chosen
+    by the kernel spec `write_kernel_spec` writes; `template` comes from that spec's config. As a
+    LocalProvisioner subclass it only replaces the launch (and a quicker wait for the exit): what
+    it keeps of the process is what LocalProvisioner.launch_kernel keeps of a Popen.
+    """
 
-    class ForkProvisioner(LocalProvisioner):
-        """A kernel forked from the template instead of started from scratch."""
+    template = Unicode(help="the key of the running ForkServer to fork from (in TEMPLATES)").tag(config=True)
 
-        server: ForkServer
+    async def launch_kernel(self, cmd, **kwargs):
+        server = TEMPLATES[self.template]
+        argv = list(cmd[cmd.index("-f"):])
+        env = dict(kwargs.get("env") or os.environ)
+        env["JPY_PARENT_PID"] = str(server.pid)  # ipykernel exits if the template does
+        self.process = await server.fork(argv, env, str(kwargs.get("cwd") or os.getcwd()))
+        self.pid = self.pgid = self.process.pid
+        self.cwd = kwargs.get("cwd")
+        return self.connection_info
 
-        async def launch_kernel(self, cmd, **kwargs):
-            argv = list(cmd[cmd.index("-f"):])
-            env = dict(kwargs.get("env") or os.environ)
-            env["JPY_PARENT_PID"] = str(self.server.pid)  # ipykernel exits if the template does
-            self.process = await self.server.fork(argv, env, str(kwargs.get("cwd") or os.getcwd()))
-            self.pid = self.pgid = self.process.pid
-            self.cwd = kwargs.get("cwd")
-            return self.connection_info
+    async def wait(self):
+        if self.process is None:
+            return 0
+        await self.process.exited.wait()
+        code, self.process = self.process.returncode, None
+        return code
 
-        async def wait(self):
-            if self.process is None:
-                return 0
-            await self.process.exited.wait()
-            code, self.process = self.process.returncode, None
-            return code
 
-    return PlainProvisioner, ForkProvisioner
+def write_kernel_spec(folder: Path, template: ForkServer | None) -> KernelSpecManager:
+    """A kernel spec for the grader's kernels (this interpreter's ipykernel; forked from `template` if
+    given), and a KernelSpecManager that finds it."""
+    spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "display_name": "looplab grader", "language": "python", "metadata": {}}
+    if template is not None:
+        spec["metadata"]["kernel_provisioner"] = {"provisioner_name": PROVISIONER_NAME,
+                                                  "config": {"template": template.key}}
+    (folder / KERNEL_NAME).mkdir(parents=True, exist_ok=True)
+    (folder / KERNEL_NAME / "kernel.json").write_text(json.dumps(spec, indent=1), encoding="utf-8")
+    return KernelSpecManager(kernel_dirs=[str(folder)])
+
+
+def provisioner_registered(specs: KernelSpecManager) -> bool:
+    """Whether jupyter_client can find the provisioner the grader's kernel spec names (an installed entry point)."""
+    try:  # a spec naming an unknown provisioner is one the KernelSpecManager does not find
+        spec = specs.get_kernel_spec(KERNEL_NAME)
+    except NoSuchKernel:
+        return False
+    return KernelProvisionerFactory.instance().is_provisioner_available(spec)

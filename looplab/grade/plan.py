@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .course import CourseNotebook, Exercise, _exercise_of
-from .gradebook import _one_row
+from ..course import Exercise, Notebook
+from .course import exercise_number
+from .gradebook import Ungradable
 from .kernel_cells import GRADER_MARK
+from .status import Status
 from .submissions import Submission
 
 DEFAULT_CELL_TIMEOUT = 30  # seconds
@@ -24,24 +26,21 @@ DEFAULT_TIMEOUT = 300  # seconds, the whole notebook
 CHECK_CALL = re.compile(r"""\bcheck\(\s*(['"])(?P<number>\d+\.\d+)\1""")
 
 
-
 @dataclass
-class Step:
-    """One of the grader's cells: where it sits and which exercises it checks."""
-    kind: str  # start, check, end
+class GraderCell:
+    """One of the grader's own cells in the run: which step of in_kernel.py, and which exercises it checks."""
+    step: str  # start, check, end
     exercises: list[Exercise] = field(default_factory=list)
 
 
 @dataclass
 class Plan:
     submission: Submission
-    course: CourseNotebook
+    course: Notebook
     original: Any  # the learner's notebook, as read (never written back)
     notebook: Any  # the learner's cells with the grader's cells among them
-    origin: list  # per cell of `notebook`: the learner's cell number (1-based), or a Step
+    origin: list  # per cell of `notebook`: the learner's cell number (1-based), or a GraderCell
     nonce: str
-    gradable: list[Exercise]
-    ungradable: list[Exercise]  # no official check for these
     cell_limit: float = DEFAULT_CELL_TIMEOUT
     total_limit: float = DEFAULT_TIMEOUT
 
@@ -50,33 +49,33 @@ class Plan:
         return self.origin.index(learner_cell)
 
 
-def _file_notebook(path: Path, course: dict[str, CourseNotebook]) -> str:
+def _file_notebook(path: Path, course: dict[str, Notebook]) -> str:
     lowered = path.name.lower()
     found = [stem for stem in course if stem.lower() in lowered]
     return max(found, key=len) if found else ""
 
 
-def read_submission(submission: Submission, course: dict[str, CourseNotebook]):
-    """The learner's notebook and the course notebook it is, or the rows saying why it can't be graded."""
+def read_submission(submission: Submission, course: dict[str, Notebook]):
+    """The learner's notebook and the course notebook it is; raises Ungradable saying why it can't be graded."""
     import nbformat
 
     guessed = _file_notebook(submission.path, course)
     if submission.missing:
-        return _one_row(submission, "no notebook found", "this folder holds no .ipynb file")
+        raise Ungradable(Status.NO_NOTEBOOK, "this folder holds no .ipynb file")
     try:
         raw = submission.path.read_bytes()
     except OSError as error:
-        return _one_row(submission, "cannot be read", error.strerror or str(error), guessed)
+        raise Ungradable(Status.UNREADABLE, error.strerror or str(error), guessed) from None
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
-        return _one_row(submission, "invalid JSON", "the file is not UTF-8 text", guessed)
+        raise Ungradable(Status.INVALID_JSON, "the file is not UTF-8 text", guessed) from None
     except ValueError as error:
-        return _one_row(submission, "invalid JSON", str(error), guessed)
+        raise Ungradable(Status.INVALID_JSON, str(error), guessed) from None
     if not isinstance(data, dict):
-        return _one_row(submission, "not a notebook", f"the JSON is a {type(data).__name__}, not an object", guessed)
+        raise Ungradable(Status.NOT_A_NOTEBOOK, f"the JSON is a {type(data).__name__}, not an object", guessed)
     if not isinstance(data.get("nbformat"), int) or not isinstance(data.get("cells", data.get("worksheets")), list):
-        return _one_row(submission, "not a notebook", "the JSON has no nbformat version and list of cells", guessed)
+        raise Ungradable(Status.NOT_A_NOTEBOOK, "the JSON has no nbformat version and list of cells", guessed)
     try:
         import warnings
         with warnings.catch_warnings():
@@ -88,35 +87,34 @@ def read_submission(submission: Submission, course: dict[str, CourseNotebook]):
             cell.setdefault("metadata", {})
     except Exception as error:  # nbformat raises many kinds
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        return _one_row(submission, "not a notebook", reason, guessed)
+        raise Ungradable(Status.NOT_A_NOTEBOOK, reason, guessed) from None
 
     found: list[str] = []
     for cell in notebook.cells:
-        number = _exercise_of(cell)
+        number = exercise_number(cell)
         if number and number not in found:
             found.append(number)
     if found:
-        matches = [nb for nb in course.values() if set(found) <= set(nb.numbers)]
+        matches = [nb for nb in course.values() if set(found) <= set(nb.ids)]
         if len(matches) != 1:
-            return _one_row(submission, "not a notebook of this course", f"exercises found: {', '.join(found)}")
+            raise Ungradable(Status.OTHER_COURSE, f"exercises found: {', '.join(found)}")
         identified = matches[0]
     elif guessed:
         identified = course[guessed]
     else:
-        return _one_row(submission, "not a notebook of this course",
-                        "no exercise cells found, and the file name is not a course notebook's")
+        raise Ungradable(Status.OTHER_COURSE, "no exercise cells found, and the file name is not a course notebook's")
     return notebook, identified
 
 
-def _grading_points(notebook, course_notebook: CourseNotebook) -> dict[int, list[Exercise]]:
+def grading_points(notebook, course_notebook: Notebook) -> dict[int, list[Exercise]]:
     """Before which learner cell (index; len(cells) for the end) each exercise is graded."""
     cells = notebook.cells
-    exercise_cells = {i for i, cell in enumerate(cells) if _exercise_of(cell)}
+    exercise_cells = {i for i, cell in enumerate(cells) if exercise_number(cell)}
     points: dict[int, list[Exercise]] = {}
     for exercise in course_notebook.exercises:
-        own = [i for i, cell in enumerate(cells) if _exercise_of(cell) == exercise.number]
+        own = [i for i, cell in enumerate(cells) if exercise_number(cell) == exercise.id]
         checks = [i for i, cell in enumerate(cells) if cell.cell_type == "code"
-                  and exercise.number in {m.group("number") for m in CHECK_CALL.finditer(cell.source)}]
+                  and exercise.id in {m.group("number") for m in CHECK_CALL.finditer(cell.source)}]
         if own:
             anchor = own[-1]
             later_checks = [i for i in checks if i > anchor]
@@ -128,25 +126,23 @@ def _grading_points(notebook, course_notebook: CourseNotebook) -> dict[int, list
     return points
 
 
-def plan_run(submission: Submission, notebook, course_notebook: CourseNotebook) -> Plan:
+def plan_run(submission: Submission, notebook, course_notebook: Notebook) -> Plan:
     import nbformat
 
-    gradable = [e for e in course_notebook.exercises if e.points is not None and e.name]
-    ungradable = [e for e in course_notebook.exercises if e not in gradable]
-    points = _grading_points(notebook, CourseNotebook(course_notebook.stem, gradable))
+    points = grading_points(notebook, course_notebook)
     nonce = secrets.token_hex(16)
     cells, origin = [], []
 
-    def add_step(step: Step) -> None:
+    def add_grader_cell(grader_cell: GraderCell) -> None:
         cell = nbformat.v4.new_code_cell("")
-        cell.metadata[GRADER_MARK] = step.kind
+        cell.metadata[GRADER_MARK] = grader_cell.step
         cells.append(cell)
-        origin.append(step)
+        origin.append(grader_cell)
 
-    add_step(Step("start"))
+    add_grader_cell(GraderCell("start"))
     for index, learner_cell in enumerate(list(notebook.cells) + [None]):
         if index in points:
-            add_step(Step("check", points[index]))
+            add_grader_cell(GraderCell("check", points[index]))
         if learner_cell is None:
             break
         cell = copy.deepcopy(learner_cell)
@@ -156,6 +152,6 @@ def plan_run(submission: Submission, notebook, course_notebook: CourseNotebook) 
         cell.metadata.pop(GRADER_MARK, None)
         cells.append(cell)
         origin.append(index + 1)
-    add_step(Step("end"))
+    add_grader_cell(GraderCell("end"))
     augmented = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(notebook.metadata))
-    return Plan(submission, course_notebook, notebook, augmented, origin, nonce, gradable, ungradable)
+    return Plan(submission, course_notebook, notebook, augmented, origin, nonce)

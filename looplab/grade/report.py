@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .gradebook import CSV_COLUMNS, Row
 from .outcome import Outcome
-from .plan import Plan, Step
+from .plan import GraderCell, Plan
 
 
 def _markdown_escape(text: str) -> str:
@@ -28,7 +28,7 @@ def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
     executed = outcome.executed if outcome.executed is not None else plan.notebook
     cells = []
     for cell, origin in zip(executed.cells, plan.origin):
-        if isinstance(origin, Step):
+        if isinstance(origin, GraderCell):
             continue
         cell = copy.deepcopy(cell)
         cell.metadata.pop("execution", None)
@@ -45,7 +45,7 @@ def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
         "| exercise | points | status | details |",
         "|---|---|---|---|",
     ]
-    titles = {e.number: e.title for e in plan.course.exercises}
+    titles = {e.id: e.title for e in plan.course.exercises}
     for r in rows:
         lines.append(f"| {r.exercise} {_markdown_escape(titles.get(r.exercise, ''))} | {r.points}/{r.max_points} | "
                      f"{_markdown_escape(r.status)} | {_markdown_escape(r.message)} |")
@@ -75,7 +75,9 @@ def write_feedback(folder: Path, plan: Plan, outcome: Outcome, rows: list[Row], 
 # --- the terminal: progress and the table ----------------------------------------------------------------
 
 
-class Progress:
+class GradingProgress:
+    """Submissions graded so far, on stderr: a bar on a terminal, a line each otherwise."""
+
     def __init__(self, total: int, stream=sys.stderr):
         self.total, self.done, self.stream = total, 0, stream
         self.tty = hasattr(stream, "isatty") and stream.isatty()

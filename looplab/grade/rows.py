@@ -1,6 +1,6 @@
 """From a run to rows: what the grader's cells reported, turned into a status per exercise.
 
-The status vocabulary lives here (see the package docstring); nothing in this module runs code.
+The statuses themselves are `Status` (status.py); nothing in this module runs code.
 """
 
 from __future__ import annotations
@@ -8,19 +8,26 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .course import Exercise, _exercise_of
-from .gradebook import Row, _cells, _names
+from ..course import Exercise
+from .course import exercise_number
+from .gradebook import Row
 from .outcome import Outcome
-from .plan import Plan, Step
+from .plan import GraderCell, Plan
+from .status import CheckKind, Status, cell_list, seconds
 
-_SYNTAX = re.compile(r"^(?P<message>.*) \((?P<file>[^()]*), line (?P<line>\d+)\)$", re.DOTALL)
+SYNTAX = re.compile(r"^(?P<message>.*) \((?P<file>[^()]*), line (?P<line>\d+)\)$", re.DOTALL)
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")
 
 
-def _plain_syntax_error(evalue: str) -> str:
+def plain_syntax_error(evalue: str) -> str:
     """'invalid syntax (1063758517.py, line 1)' -> 'invalid syntax, line 1': the kernel's file name varies."""
-    match = _SYNTAX.match(evalue)
+    match = SYNTAX.match(evalue)
     return f"{match['message']}, line {match['line']}" if match else evalue
+
+
+def name_list(names: list[str], limit: int = 5) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def _unpack(packed: Any) -> dict[str, str]:
@@ -50,129 +57,117 @@ def _tampering(outcome: Outcome) -> str | None:
             if not prints:
                 changed.add("the grader's fingerprint")
             changed |= names  # empty when the only change is a looplab submodule imported since
-    return f"changed while the notebook ran: {_names(sorted(changed))}" if changed else None
+    return f"changed while the notebook ran: {name_list(sorted(changed))}" if changed else None
 
 
 def rows_for(plan: Plan, outcome: Outcome) -> list[Row]:
-    sub, stem = plan.submission, plan.course.stem
+    sub, stem, exercises = plan.submission, plan.course.stem, plan.course.exercises
 
     def row(exercise: Exercise, points: int, status: str, message: str) -> Row:
-        return Row(sub.learner, stem, exercise.number, points, exercise.points, status, message, sub.file)
+        return Row(sub.learner, stem, exercise.id, points, exercise.points, status, message, sub.file)
 
-    rows: dict[str, Row] = {}
-    for exercise in plan.ungradable:
-        rows[exercise.number] = row(exercise, 0, "grader error",
-                                    f"no official check, or no name to check, for exercise {exercise.number}")
-
-    def finish() -> list[Row]:
-        return [rows[e.number] for e in plan.course.exercises if e.number in rows]
+    def every_exercise(status: Status, message: str) -> list[Row]:
+        return [row(exercise, 0, status.text(), message) for exercise in exercises]
 
     if outcome.error and not outcome.payloads:
-        for exercise in plan.gradable:
-            rows[exercise.number] = row(exercise, 0, "grader error", outcome.error)
-        return finish()
+        return every_exercise(Status.GRADER_ERROR, outcome.error)
 
     start_index = 0
     if start_index in outcome.failures and outcome.died_at is None and outcome.stopped_at is None:
-        for exercise in plan.gradable:
-            rows[exercise.number] = row(exercise, 0, "could not be graded",
-                                        f"the grader's first cell failed: {outcome.failures[start_index]}")
-        return finish()
+        return every_exercise(Status.NOT_GRADED, f"the grader's first cell failed: {outcome.failures[start_index]}")
 
     message = _tampering(outcome)
     if message:
-        for exercise in plan.gradable:
-            rows[exercise.number] = row(exercise, 0, "tampered with the checks", message)
-        return finish()
+        return every_exercise(Status.TAMPERED, message)
 
     def where(index: int) -> str:
         """'cell 12', or which of the grader's cells."""
         origin = plan.origin[index]
-        if not isinstance(origin, Step):
+        if not isinstance(origin, GraderCell):
             return f"cell {origin}"
         if origin.exercises:
-            return f"the check of exercise {', '.join(e.number for e in origin.exercises)}"
-        return f"the grader's {'first' if origin.kind == 'start' else 'last'} cell"
+            return f"the check of exercise {', '.join(e.id for e in origin.exercises)}"
+        return f"the grader's {'first' if origin.step == 'start' else 'last'} cell"
 
     # Where each exercise was graded, in the order the run went.
-    steps = [(i, o) for i, o in enumerate(plan.origin) if isinstance(o, Step) and o.exercises]
-    graded_order = [e for _, step in steps for e in step.exercises]
+    checks = [(i, o) for i, o in enumerate(plan.origin) if isinstance(o, GraderCell) and o.exercises]
+    graded_order = [e for _, grader_cell in checks for e in grader_cell.exercises]
     last = graded_order[-1] if graded_order else None
 
     # Timed-out learner cells: on the first exercise graded after them, else on the last one.
     incidents: dict[str, list[int]] = {}
     for index in outcome.timed_out:
-        if isinstance(plan.origin[index], Step):
+        if isinstance(plan.origin[index], GraderCell):
             continue
-        after = next((step for i, step in steps if i > index), None)
+        after = next((grader_cell for i, grader_cell in checks if i > index), None)
         target = after.exercises[0] if after else last
         if target is not None:
-            incidents.setdefault(target.number, []).append(plan.origin[index])
+            incidents.setdefault(target.id, []).append(plan.origin[index])
 
+    rows: dict[str, Row] = {}
     stop_index = outcome.died_at if outcome.died_at is not None else outcome.stopped_at
-    for index, step in steps:
+    for index, grader_cell in checks:
         payload = outcome.payloads.get(index)
-        for exercise in step.exercises:
-            result = (payload or {}).get("results", {}).get(exercise.number) if payload else None
+        for exercise in grader_cell.exercises:
+            result = (payload or {}).get("results", {}).get(exercise.id) if payload else None
             if result is None:
                 if stop_index is not None and index >= stop_index:
                     place = where(stop_index)
                     if outcome.died_at is not None:
-                        status = (f"the kernel died (in {place})" if place.startswith("cell ")
-                                  else f"the kernel died (during {place})")
+                        status = Status.KERNEL_DIED.text(where=f"in {place}" if place.startswith("cell ")
+                                                         else f"during {place}")
                         message = "the kernel exited before this exercise was graded"
                     else:
-                        status = f"stopped: the notebook ran past the total limit ({_seconds(plan.total_limit)} s)"
+                        status = Status.NOTEBOOK_STOPPED.text(seconds=seconds(plan.total_limit))
                         message = f"stopped during {place}, before this exercise was graded"
                 else:
-                    status, message = "could not be graded", \
+                    status, message = Status.NOT_GRADED.text(), \
                         f"the grader's cell failed: {outcome.failures.get(index, 'it showed no result')}"
-                rows[exercise.number] = row(exercise, 0, status, message)
+                rows[exercise.id] = row(exercise, 0, status, message)
                 continue
-            rows[exercise.number] = _graded_row(plan, exercise, result, row, incidents.get(exercise.number))
+            rows[exercise.id] = _graded_row(plan, exercise, result, row, incidents.get(exercise.id))
 
     # Something that ended the run after the last exercise was graded: a note on that exercise.
-    if stop_index is not None and last is not None and last.number in rows:
-        last_row = rows[last.number]
-        grading_index = next(i for i, step in steps if last in step.exercises)
+    if stop_index is not None and last is not None and last.id in rows:
+        last_row = rows[last.id]
+        grading_index = next(i for i, grader_cell in checks if last in grader_cell.exercises)
         if stop_index > grading_index:
             what = ("the kernel died" if outcome.died_at is not None else "the notebook ran past the total limit")
             note = f"note: {what} during {where(stop_index)}, after the grading"
             last_row.message = f"{last_row.message}; {note}" if last_row.message else note
-    return finish()
-
-
-def _seconds(value: float) -> str:
-    return f"{value:g}"
+    return [rows[e.id] for e in exercises if e.id in rows]
 
 
 def _graded_row(plan: Plan, exercise: Exercise, result: dict, row, stopped_cells: list[int] | None) -> Row:
-    limit = _seconds(plan.cell_limit)
-    if result.get("ok") is True:
-        row_ = row(exercise, exercise.points, "solved", "")
+    """The row of an exercise the grader's check cell reported on: by the kind of what it found."""
+    limit = seconds(plan.cell_limit)
+    kind = CheckKind(result.get("kind"))
+    if kind is CheckKind.SOLVED:
+        solved = row(exercise, exercise.points, Status.SOLVED.text(), "")
         if stopped_cells:
             verb = "was" if len(stopped_cells) == 1 else "were"
-            row_.message = f"note: {_cells(stopped_cells)} ran past the {limit} s limit and {verb} stopped"
-        return row_
-    if result.get("missing"):
-        status = "not defined"
-        message = f"{exercise.name} is not defined where exercise {exercise.number} is graded"
+            solved.message = f"note: {cell_list(stopped_cells)} ran past the {limit} s limit and {verb} stopped"
+        return solved
+    if kind is CheckKind.UNDEFINED:
+        status = Status.NOT_DEFINED
+        message = f"{exercise.name} is not defined where exercise {exercise.id} is graded"
         anchor = next((i for i, cell in reversed(list(enumerate(plan.original.cells)))
-                       if _exercise_of(cell) == exercise.number), None)
+                       if exercise_number(cell) == exercise.id), None)
         executed = plan.notebook.cells[plan.position(anchor + 1)] if anchor is not None else None
         error = next((o for o in (executed.get("outputs", []) if executed else []) if o.get("output_type") == "error"),
                      None)
         if error is not None and error.get("ename") in SYNTAX_ERRORS:
-            status = "syntax error"
-            message = (f"cell {anchor + 1} does not parse ({_plain_syntax_error(error.get('evalue', ''))}), "
+            status = Status.SYNTAX_ERROR
+            message = (f"cell {anchor + 1} does not parse ({plain_syntax_error(error.get('evalue', ''))}), "
                        f"so {exercise.name} was never defined")
         elif error is not None:
             message += f" (cell {anchor + 1} raised {error.get('ename')}: {error.get('evalue')})"
-    elif "error" in result:
-        status, message = "not solved", f"the check could not finish: {result['error']}"
+    elif kind is CheckKind.CRASHED:
+        status, message = Status.NOT_SOLVED, f"the check could not finish: {result.get('message')}"
     else:
-        message = str(result.get("failed") or "the check failed")
-        status = "not written yet" if "not written yet" in message else "not solved"
+        status = Status.NOT_WRITTEN if kind is CheckKind.NOT_WRITTEN else Status.NOT_SOLVED
+        message = str(result.get("message") or "the check failed")
+    text = status.text()
     if stopped_cells:
-        status = f"stopped: {_cells(stopped_cells)} ran past the {limit} s limit"
-    return row(exercise, 0, status, message)
+        text = Status.CELL_STOPPED.text(cells=cell_list(stopped_cells), seconds=limit)
+    return row(exercise, 0, text, message)

@@ -1,6 +1,8 @@
 """Running one notebook: a fresh, offline kernel, the learner's cells and the grader's, within limits.
 
-The one place that talks to kernels through nbclient; what the run means is decided in rows.py.
+The one place that talks to kernels, through the public interfaces of nbclient (a plain
+NotebookClient, its timeout settings and cell hooks) and jupyter_client (a kernel spec, a
+registered provisioner, the kernel manager and client); what the run means is decided in rows.py.
 """
 
 from __future__ import annotations
@@ -9,34 +11,31 @@ import asyncio
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .course import CourseNotebook
-from .gradebook import Row, _one_row
-from .kernel_cells import MIME, grader_cell_source
-from .kernels import ForkServer, _provisioner_classes
+from .in_kernel import MIME
+from .kernel_cells import grader_cell_source
+from .kernels import KERNEL_NAME, TEMPLATES, ForkServer, provisioner_registered, write_kernel_spec
 from .outcome import Outcome
-from .plan import (
-    DEFAULT_CELL_TIMEOUT,
-    DEFAULT_TIMEOUT,
-    Plan,
-    Step,
-    plan_run,
-    read_submission,
-)
-from .report import Progress, write_feedback
-from .rows import rows_for
-from .submissions import Submission, _sort_key
+from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, GraderCell, Plan
 
 CHECK_MARGIN = 5  # seconds per exercise on top of the check's own time limit, for the grader's cells
 
 DEAD_PORT_PROXY = "http://127.0.0.1:9"  # the discard port: nothing answers, so the network fails fast
 
+# What nbclient reports, instead of the kernel's reply, for a cell it interrupted at its time limit
+# (its `error_on_timeout`): how the grader tells a timeout from the learner's own KeyboardInterrupt.
+TIMEOUT_ERROR = {"ename": "looplab-grader-timeout", "evalue": "the cell ran past its time limit", "traceback": []}
+
+
+def can_fork() -> bool:
+    """Kernels can be forked from a template on Linux only (fork, and a parent-death signal)."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
 
 
 @dataclass
@@ -45,24 +44,6 @@ class Session:
     kc: Any
     client: Any
     count: int = 0  # the learner's cells run so far: their execution counts
-
-
-def _grader_client_class():
-    from nbclient import NotebookClient
-
-    class GraderClient(NotebookClient):
-        current_index = -1
-
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            self.timeouts_seen: list[int] = []
-
-        async def _async_handle_timeout(self, timeout, cell=None):
-            if self.current_index not in self.timeouts_seen:
-                self.timeouts_seen.append(self.current_index)
-            return await super()._async_handle_timeout(timeout, cell)
-
-    return GraderClient
 
 
 async def _wait_ready(kc, km, timeout: float) -> None:
@@ -115,17 +96,19 @@ def _cell_error(cell) -> str | None:
 
 
 class Grader:
-    def __init__(self, *, jobs: int, cell_timeout: float, timeout: float, forked: bool, feedback: Path | None,
-                 progress: Progress | None = None):
+    """Kernels for notebooks: at most `jobs` at once, forked from a template unless `forked` is False."""
+
+    def __init__(self, *, jobs: int, cell_timeout: float = DEFAULT_CELL_TIMEOUT, timeout: float = DEFAULT_TIMEOUT,
+                 forked: bool = True):
         self.jobs, self.cell_timeout, self.timeout = jobs, cell_timeout, timeout
-        self.forked, self.feedback, self.progress = forked, feedback, progress
+        self.forked = forked and can_fork()
         self.notes: list[str] = []
         self.tmp = Path(tempfile.mkdtemp(prefix="looplab-grade-"))
         (self.tmp / "ipython").mkdir()  # one IPython directory (no config, no startup files) for every kernel
         self.server: ForkServer | None = None
+        self.kernel_specs = write_kernel_spec(self.tmp / "kernels", None)
         self.slots = asyncio.Semaphore(jobs)  # kernels alive at once
         self.debug = os.environ.get("LOOPLAB_GRADE_DEBUG")
-        self.taken: set[Path] = set()  # feedback files written
 
     @property
     def check_limit(self) -> float:
@@ -149,51 +132,35 @@ class Grader:
             self.server.spawn()
 
     async def start(self) -> None:
+        """The template ready and its kernel spec written; on any failure, plain kernels and a note."""
         if not self.forked:
             return
         try:
             if self.server is None:
                 self.server = ForkServer(self.kernel_env(self.tmp / "ipython"), str(self.tmp), bool(self.debug))
             await self.server.start()
+            specs = write_kernel_spec(self.tmp / "kernels", self.server)
+            if not provisioner_registered(specs):
+                raise RuntimeError("its kernel provisioner is not registered: reinstall looplab")
+            TEMPLATES[self.server.key] = self.server
+            self.kernel_specs = specs
         except Exception as error:
+            if self.server is not None:
+                await self.server.close()
             self.server = None
             self.forked = False
+            self.kernel_specs = write_kernel_spec(self.tmp / "kernels", None)
             self.notes.append(f"kernels are started the plain way: the kernel template failed ({error})")
-
-    async def grade(self, submissions: list[Submission], course: dict[str, CourseNotebook]) -> list[Row]:
-        submissions = sorted(submissions, key=_sort_key)
-        results: dict[int, list[Row]] = {}
-
-        async def one(position: int, submission: Submission) -> None:
-            try:
-                read = read_submission(submission, course)
-                if isinstance(read, list):
-                    rows = read
-                else:
-                    notebook, identified = read
-                    plan = plan_run(submission, notebook, identified)
-                    plan.cell_limit, plan.total_limit = self.cell_timeout, self.timeout
-                    outcome = await self.run(plan)
-                    rows = rows_for(plan, outcome)
-                    if self.feedback is not None:
-                        write_feedback(self.feedback, plan, outcome, rows, self.taken)
-            except Exception as error:  # every submission gets its rows, even when the grader fails
-                rows = _one_row(submission, "grader error", f"{type(error).__name__}: {error}")
-            results[position] = rows
-            if self.progress:
-                self.progress.update(f"{submission.learner}: {submission.file}")
-
-        await asyncio.gather(*(one(i, s) for i, s in enumerate(submissions)))
-        return [row for i in range(len(submissions)) for row in results[i]]
 
     async def close(self) -> None:
         if self.server:
+            TEMPLATES.pop(self.server.key, None)
             await self.server.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def _cell_limit(self, plan: Plan, index: int) -> float:
-        origin = plan.origin[index] if 0 <= index < len(plan.origin) else None
-        if isinstance(origin, Step):
+    def _cell_limit(self, plan: Plan, index: int | None) -> float:
+        origin = plan.origin[index] if index is not None and 0 <= index < len(plan.origin) else None
+        if isinstance(origin, GraderCell):
             return len(origin.exercises) * (self.check_limit + CHECK_MARGIN) + 60
         return plan.cell_limit
 
@@ -252,6 +219,22 @@ class Grader:
             outcome.stopped_at = outcome.current
             outcome.died_at = None
 
+    def _client(self, plan: Plan, outcome: Outcome, km):
+        """A plain NotebookClient: cells interrupted at their limit, timeouts recorded from its hook."""
+        from nbclient import NotebookClient
+
+        def record_timeout(cell, cell_index: int, execute_reply: dict) -> None:
+            content = (execute_reply or {}).get("content", {})
+            if content.get("ename") == TIMEOUT_ERROR["ename"] and cell_index not in outcome.timed_out:
+                outcome.timed_out.append(cell_index)
+
+        return NotebookClient(
+            plan.notebook, km=km, kernel_name=KERNEL_NAME, timeout=self.cell_timeout,
+            timeout_func=lambda cell: self._cell_limit(plan, outcome.current),
+            interrupt_on_timeout=True, error_on_timeout=TIMEOUT_ERROR, on_cell_executed=record_timeout,
+            allow_errors=True, record_timing=False, skip_cells_with_tag="looplab-grader-never-skips",
+        )
+
     async def _start(self, plan: Plan, outcome: Outcome, workdir: Path) -> Session:
         """A fresh kernel in its own folder, ready, with the grader's first cell run."""
         import zmq
@@ -261,22 +244,12 @@ class Grader:
         work.mkdir()
         (work / plan.submission.path.name).write_bytes(plan.submission.path.read_bytes())
         env = self.kernel_env(self.tmp / "ipython")
-        plain, forked = _provisioner_classes()
-        km = AsyncKernelManager(kernel_name="python3")
-        km.kernel_id = str(uuid.uuid4())
-        if self.server is not None:
-            km.provisioner = forked(kernel_id=km.kernel_id, kernel_spec=km.kernel_spec, parent=km)
-            km.provisioner.server = self.server
-            extra = {}
-        else:
-            km.provisioner = plain(kernel_id=km.kernel_id, kernel_spec=km.kernel_spec, parent=km)
+        km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=self.kernel_specs)
+        extra = {}
+        if self.server is None:
             log = None if self.debug else asyncio.subprocess.DEVNULL
             extra = {"stdout": log, "stderr": log}
-        client = _grader_client_class()(
-            plan.notebook, km=km, timeout=self.cell_timeout, allow_errors=True, interrupt_on_timeout=True,
-            record_timing=False, skip_cells_with_tag="looplab-grader-never-skips", kernel_name="python3",
-        )
-        client.timeout_func = lambda cell: self._cell_limit(plan, client.current_index)
+        client = self._client(plan, outcome, km)
         outcome.executed = plan.notebook
         session = Session(km, None, client)
         try:
@@ -307,69 +280,59 @@ class Grader:
             if cell.cell_type != "code":
                 continue
             outcome.current = index
-            client.current_index = index
-            step = plan.origin[index]
-            if isinstance(step, Step):
-                cell.source = grader_cell_source(self._step_args(plan, outcome, step))
+            grader_cell = plan.origin[index] if isinstance(plan.origin[index], GraderCell) else None
+            if grader_cell is not None:
+                cell.source = grader_cell_source(self._step_args(plan, outcome, grader_cell))
             elif cell.source.strip():
                 session.count += 1
             try:
-                await client.async_execute_cell(cell, index, execution_count=None if isinstance(step, Step)
-                                                else session.count, store_history=not isinstance(step, Step))
+                await client.async_execute_cell(cell, index, execution_count=None if grader_cell else session.count,
+                                                store_history=grader_cell is None)
             except DeadKernelError:
                 outcome.died_at = index
                 return
-            finally:
-                outcome.timed_out = list(client.timeouts_seen)
-            if isinstance(step, Step):
+            if grader_cell is not None:
                 payload, seen = _payload(cell, plan.nonce)
                 if seen > 1:
                     outcome.forged.add(index)
                 elif payload is None or "error" in payload:
                     outcome.failures[index] = payload["error"] if payload else (_cell_error(cell) or
                                                                                 "it showed no result")
-                    if step.kind == "start":
+                    if grader_cell.step == "start":
                         return
                 else:
                     outcome.payloads[index] = payload
 
-    def _step_args(self, plan: Plan, outcome: Outcome, step: Step) -> dict:
-        args: dict = {"nonce": plan.nonce, "step": step.kind}
-        if step.kind != "start":
+    def _step_args(self, plan: Plan, outcome: Outcome, grader_cell: GraderCell) -> dict:
+        """The STEP in_kernel.main gets: the nonce, and after the start what the start recorded."""
+        args: dict = {"nonce": plan.nonce, "step": grader_cell.step}
+        if grader_cell.step != "start":
             start = next((p for p in outcome.payloads.values() if p.get("step") == "start"), {})
             args.update(modules=start.get("modules", []), builtins=start.get("builtins", []),
-                        expected=start.get("digest"), exercises=[[e.number, e.name] for e in step.exercises])
+                        expected=start.get("digest"), exercises=[[e.id, e.name] for e in grader_cell.exercises])
         return args
 
     async def _shutdown(self, km, kc) -> None:
+        """Kill the kernel now (nothing of it is kept) and wait for its exit, polling quickly."""
         try:
             if kc is not None:
                 kc.stop_channels()
-            if km.provisioner is not None and km.provisioner.has_process:
+            provisioner = km.provisioner
+            if provisioner is not None and provisioner.has_process:
                 try:
-                    await km.provisioner.kill()
+                    await provisioner.kill()
                 except OSError:
                     pass
                 try:
-                    await asyncio.wait_for(km.provisioner.wait(), 10)
+                    await asyncio.wait_for(self._exit_of(provisioner), 10)
                 except TimeoutError:
                     pass
             await km.cleanup_resources()
         except Exception:
             pass
 
-
-async def grade_all(submissions: list[Submission], course: dict[str, CourseNotebook], *, jobs: int,
-                    cell_timeout: float = DEFAULT_CELL_TIMEOUT, timeout: float = DEFAULT_TIMEOUT,
-                    forked: bool = True, feedback: Path | None = None, progress: Progress | None = None,
-                    notes: list[str] | None = None) -> list[Row]:
-    """Grade these submissions: the rows of the gradebook, in order (learner, then file)."""
-    grader = Grader(jobs=jobs, cell_timeout=cell_timeout, timeout=timeout, forked=forked, feedback=feedback,
-                    progress=progress)
-    try:
-        await grader.start()
-        return await grader.grade(submissions, course)
-    finally:
-        await grader.close()
-        if notes is not None:
-            notes.extend(grader.notes)
+    @staticmethod
+    async def _exit_of(provisioner) -> None:
+        while await provisioner.poll() is None:
+            await asyncio.sleep(0.01)
+        await provisioner.wait()

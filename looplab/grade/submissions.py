@@ -58,5 +58,6 @@ def collect(paths: list[str], stems: list[str]) -> list[Submission]:
     return submissions
 
 
-def _sort_key(submission: Submission) -> tuple:
+def submission_order(submission: Submission) -> tuple:
+    """Gradebook order: by learner (any case), then by file."""
     return (submission.learner.lower(), submission.file)

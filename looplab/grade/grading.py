@@ -1,0 +1,115 @@
+"""Grading, from the paths an instructor gives to the gradebook's rows: the one way to grade.
+
+The command line (`python -m looplab.grade`) builds GradingOptions and calls `grade`; so does
+anything else that grades. Each submission goes: read (or Ungradable: one row), plan, run in a
+fresh kernel, rows, feedback. The kernel template is forked before the event loop starts (see
+ForkServer.spawn), so the order in `grade` matters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .course import load_course
+from .gradebook import Row, Ungradable
+from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, plan_run, read_submission
+from .report import GradingProgress, write_feedback
+from .rows import rows_for
+from .runner import Grader
+from .status import Status
+from .submissions import Submission, collect, submission_order
+
+
+@dataclass(frozen=True)
+class GradingOptions:
+    jobs: int = 1  # notebooks graded at once, each in its own kernel
+    cell_timeout: float = DEFAULT_CELL_TIMEOUT  # seconds a cell may run before it is interrupted
+    timeout: float = DEFAULT_TIMEOUT  # seconds a whole notebook may run
+    forked: bool = True  # kernels forked from a warm template (Linux; elsewhere always plain)
+    feedback: Path | None = None  # where the executed copies with their grade go
+    progress: bool = False  # show each graded submission on stderr
+
+
+@dataclass
+class GradingResult:
+    rows: list[Row]  # the gradebook, in order (learner, then file)
+    submissions: int  # how many were graded
+    notes: list[str] = field(default_factory=list)  # for the instructor (e.g. the template failed)
+
+
+class UsageError(Exception):
+    """The paths or options given cannot be graded as asked (nothing was graded)."""
+
+
+def inside(path: Path, folders: list[Path]) -> bool:
+    path = path.resolve()
+    return any(path == folder or folder in path.parents for folder in folders)
+
+
+def grade(paths: list[str], options: GradingOptions) -> GradingResult:
+    """Grade the notebooks under these paths. Raises UsageError before grading anything if it can't."""
+    grader = Grader(jobs=options.jobs, cell_timeout=options.cell_timeout, timeout=options.timeout,
+                    forked=options.forked)
+    grader.spawn_template()  # now, while this process is single-threaded
+    return asyncio.run(_grade(paths, options, grader))
+
+
+async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> GradingResult:
+    """The kernel template is already starting: it imports in its own process while this one loads the course."""
+    try:  # SIGTERM stops the run like Ctrl-C: kernels killed, temporary files removed
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
+    except (NotImplementedError, RuntimeError):
+        pass
+    template = asyncio.create_task(grader.start())
+    await asyncio.sleep(0)
+    try:
+        course = load_course()
+        try:
+            submissions = sorted(collect(paths, list(course)), key=submission_order)
+        except FileNotFoundError as error:
+            raise UsageError(str(error)) from None
+        roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
+        if options.feedback is not None and inside(options.feedback, roots):
+            raise UsageError("--feedback must be outside the submissions: they are never written to")
+        progress = GradingProgress(len(submissions)) if options.progress else None
+        taken: set[Path] = set()  # feedback files written
+
+        async def one(submission: Submission) -> list[Row]:
+            rows = await grade_submission(submission, course, grader, options.feedback, taken)
+            if progress:
+                progress.update(f"{submission.learner}: {submission.file}")
+            return rows
+
+        await template
+        graded = await asyncio.gather(*(one(submission) for submission in submissions))
+    finally:
+        if not template.done():
+            await asyncio.gather(template, return_exceptions=True)
+        await grader.close()
+    return GradingResult([row for rows in graded for row in rows], len(submissions), grader.notes)
+
+
+async def grade_submission(submission: Submission, course: dict, grader: Grader, feedback: Path | None,
+                           taken: set[Path]) -> list[Row]:
+    """The rows of one submission; every submission gets its rows, even when the grader fails."""
+    try:
+        notebook, identified = read_submission(submission, course)
+        plan = plan_run(submission, notebook, identified)
+        plan.cell_limit, plan.total_limit = grader.cell_timeout, grader.timeout
+        outcome = await grader.run(plan)
+        rows = rows_for(plan, outcome)
+        if feedback is not None:
+            write_feedback(feedback, plan, outcome, rows, taken)
+        return rows
+    except Ungradable as reason:
+        return [one_row(submission, reason.status, reason.message, reason.notebook)]
+    except Exception as error:
+        return [one_row(submission, Status.GRADER_ERROR, f"{type(error).__name__}: {error}")]
+
+
+def one_row(submission: Submission, status: Status, message: str, notebook: str = "") -> Row:
+    """The single row of a submission that could not be graded at all: the exercise empty."""
+    return Row(submission.learner, notebook, "", 0, None, status.text(), message, submission.file)

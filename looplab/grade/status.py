@@ -1,0 +1,95 @@
+"""The gradebook's statuses, each with its CSV text and what it means; and what a check can find.
+
+One source of truth: rows are built from `Status`, and README.md's status table is
+`Status.readme_table()` (tests/test_grade.py holds one against the other).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from ..checks.core import NOT_SOLVED, NOT_WRITTEN, SOLVED
+from .in_kernel import CRASHED, UNDEFINED
+
+# The words README.md shows for the variable parts of a status.
+README_PLACEHOLDERS = {"cells": "cell N", "seconds": "S", "where": "in cell N"}
+
+
+class Status(Enum):
+    """A row's status: its text in the CSV (with {placeholders}) and its line in README.md's table.
+
+    Members with the same meaning, one after the other, share a line of the table.
+    """
+
+    SOLVED = ("solved", "full points")
+    NOT_SOLVED = ("not solved", "the check failed; the message says how")
+    NOT_WRITTEN = ("not written yet", "the exercise is still the stub")
+    NOT_DEFINED = ("not defined", "its function or variable doesn't exist where it is graded")
+    SYNTAX_ERROR = ("syntax error", "the exercise cell doesn't parse, so nothing in it ran")
+    # Reported on the first exercise graded after the cell (else the last one), which was still
+    # graded and failed; if it passed, it is "solved" and the message notes the stop.
+    CELL_STOPPED = ("stopped: {cells} ran past the {seconds} s limit",
+                    "a cell was interrupted at `--cell-timeout` and the run went on")
+    NOTEBOOK_STOPPED = ("stopped: the notebook ran past the total limit ({seconds} s)",
+                        "stopped at `--timeout` before this exercise was graded; exercises graded before still count")
+    # "in cell N", or "during the check of exercise X" when it died in one of the grader's cells.
+    KERNEL_DIED = ("the kernel died ({where})",
+                   "the kernel exited (`os._exit`, a crash, out of memory) before this exercise was graded")
+    TAMPERED = ("tampered with the checks",
+                "the notebook changed the check machinery (the message names what): 0 points for the whole notebook")
+    NOT_GRADED = ("could not be graded", "the grader's own cell, or the grader, failed; the message says how")
+    GRADER_ERROR = ("grader error", "the grader's own cell, or the grader, failed; the message says how")
+    # Ungradable submissions: one row each, the exercise empty.
+    INVALID_JSON = ("invalid JSON", "(one row) the file is broken")
+    NOT_A_NOTEBOOK = ("not a notebook", "(one row) the file is broken")
+    UNREADABLE = ("cannot be read", "(one row) the file is broken")
+    OTHER_COURSE = ("not a notebook of this course",
+                    "(one row) its exercises are not a course notebook's; the message lists them")
+    NO_NOTEBOOK = ("no notebook found", "(one row) a learner's folder holds no notebook")
+
+    def __init__(self, template: str, meaning: str):
+        self.template = template
+        self.meaning = meaning
+
+    def text(self, **parts) -> str:
+        """The CSV text, its placeholders filled: Status.KERNEL_DIED.text(where="in cell 16")."""
+        return self.template.format(**parts)
+
+    @property
+    def label(self) -> str:
+        """As README.md shows it: the placeholders in words ("cell N", "S")."""
+        return self.template.format(**README_PLACEHOLDERS)
+
+    @classmethod
+    def readme_table(cls) -> str:
+        """README.md's status table, in Markdown."""
+        lines = ["| status | what happened |", "|---|---|"]
+        members = list(cls)
+        while members:
+            same = [members.pop(0)]
+            while members and members[0].meaning == same[0].meaning:
+                same.append(members.pop(0))
+            lines.append(f"| {', '.join(f'`{m.label}`' for m in same)} | {same[0].meaning} |")
+        return "\n".join(lines)
+
+
+def cell_list(numbers: list[int]) -> str:
+    """[16] -> 'cell 16'; [16, 17] -> 'cells 16 and 17'."""
+    if len(numbers) == 1:
+        return f"cell {numbers[0]}"
+    return "cells " + ", ".join(str(n) for n in numbers[:-1]) + f" and {numbers[-1]}"
+
+
+def seconds(value: float) -> str:
+    """5.0 -> '5'; 2.5 -> '2.5'."""
+    return f"{value:g}"
+
+
+class CheckKind(str, Enum):
+    """What the grader's check of one exercise found, as the kernel reports it (never read from words)."""
+
+    SOLVED = SOLVED
+    NOT_WRITTEN = NOT_WRITTEN
+    NOT_SOLVED = NOT_SOLVED
+    UNDEFINED = UNDEFINED  # the exercise's name did not exist where it was graded
+    CRASHED = CRASHED  # the check itself raised
