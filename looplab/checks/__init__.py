@@ -32,7 +32,7 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
     exercise = course.exercise(number)
     checker = course.checker(number)
     references = {name: resolve(target) for name, target in course.earlier_pieces(number).items()}
-    report = Report()
+    report = Report(texts=course.texts(number))
     try:
         with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS):
             checker(obj, report)

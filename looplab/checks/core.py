@@ -25,10 +25,11 @@ import threading
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import anthropic
 
+from .. import scripted
 from ..rules import check_request
 from ..scripted import TooManyCalls
 
@@ -40,6 +41,26 @@ MIME_TYPE = "application/vnd.looplab.check+json"
 
 # What a check found, as a word the grader carries to the gradebook (never read from the English message).
 SOLVED, NOT_WRITTEN, NOT_SOLVED = "solved", "not_written", "not_solved"
+
+LANGUAGE = "en"  # the language of every text a learner reads; see Text
+
+
+@dataclass(frozen=True)
+class Text:
+    """Everything a learner may read about one expectation (or one situation), in one row of a table.
+
+    `failed` and `passed` are `str.format` templates over the values the checker passes (and
+    `situation`); `hint` is plain words, never formatted, so it can show code with braces.
+    A second language is a column: each row gains `other={"fr": Text(...)}`, and LANGUAGE picks it.
+    """
+
+    failed: str = ""
+    hint: str = ""
+    passed: str = ""
+    other: dict = field(default_factory=dict, compare=False)
+
+    def said(self) -> "Text":
+        return self.other.get(LANGUAGE, self)
 
 
 class Failure(Exception):
@@ -58,10 +79,24 @@ class CheckTimeout(BaseException):
 
 @dataclass
 class Report:
-    """What a checker has verified so far, and the situation it is testing now."""
+    """What a checker has verified so far, the situation it is testing now, and the texts it speaks with.
+
+    A checker names what it expects by a key of its module's TEXTS (`report.require(ok, "key", value=...)`);
+    the plain form `report.expect(ok, "passed words", "failed words", "hint")` works too, for a tiny module.
+    """
 
     passed: list[str] = field(default_factory=list)
     situation: str | None = None
+    texts: Mapping[str, Text] = field(default_factory=dict)
+
+    def text(self, key: str) -> Text:
+        """The row `key` of the checker's table, or of the rows every check shares (TEXTS below)."""
+        return (self.texts[key] if key in self.texts else TEXTS[key]).said()
+
+    def words(self, key: str, **values) -> str:
+        """A row's words (its `passed`, or its `failed` when it has no `passed`), filled in."""
+        text = self.text(key)
+        return (text.passed or text.failed).format(situation=self.situation, **values)
 
     def expect(self, condition: bool, passed: str | None, failed: str, hint: str = "") -> None:
         """Stop the check with `failed` unless `condition` holds; `passed` (if any) is listed."""
@@ -70,9 +105,30 @@ class Report:
         if passed:
             self.passed.append(passed)
 
-    def note(self, passed: str) -> None:
+    def failure(self, key: str, hint: str | None = None, **values) -> Failure:
+        """The row `key` as a Failure; `hint` replaces the row's own (one that depends on the case)."""
+        text = self.text(key)
+        return Failure(text.failed.format(situation=self.situation, **values), text.hint if hint is None else hint)
+
+    def require(self, condition: bool, key: str, hint: str | None = None, **values) -> None:
+        """Stop the check with the row's `failed` unless `condition` holds; list its `passed`, if any."""
+        if not condition:
+            raise self.failure(key, hint, **values)
+        if self.text(key).passed:
+            self.passed.append(self.words(key, **values))
+
+    def enter(self, key: str, **values) -> str:
+        """Start testing the situation named by the row `key`; failures of learner code name it."""
+        self.situation = None
+        self.situation = self.words(key, **values)
+        return self.situation
+
+    def require_function(self, obj: Any, name: str) -> None:
+        self.require(callable(obj), "not_callable", name=name, kind=type(obj).__name__)
+
+    def note(self, key: str, **values) -> None:
         """List a group of expectations met, e.g. after a whole scenario passed."""
-        self.passed.append(passed)
+        self.passed.append(self.words(key, **values))
 
 
 @dataclass
@@ -139,6 +195,56 @@ class CheckFailed(Exception):
         return [f"CheckFailed: {self}"]
 
 
+@dataclass
+class Play:
+    """What the learner's code did against a scripted model: what it returned or raised, and each exchange."""
+
+    answer: Any
+    error: BaseException | None
+    traffic: Any
+
+    @property
+    def calls(self) -> int:
+        return len(self.traffic.exchanges)
+
+    @property
+    def requests(self) -> list[dict]:
+        return [exchange["request"] for exchange in self.traffic.exchanges]
+
+    @property
+    def responses(self) -> list[dict]:
+        return [e["response"] for e in self.traffic.exchanges if e.get("response") is not None]
+
+    @property
+    def last(self) -> dict | None:
+        return self.responses[-1] if self.responses else None
+
+    @property
+    def where(self) -> str:
+        return learner_frame(self.error) if self.error else ""
+
+    def reraise(self) -> None:
+        """An error no checker turned into words: explain() will."""
+        if self.error is not None:
+            raise self.error
+
+
+def play(call, replies, call_limit: int = 25) -> Play:
+    """Hand `call` a real SDK client whose model is `replies`, and keep what it returned or raised.
+
+    The one place the learner's code meets a scripted model: past `call_limit` calls the model
+    refuses (TooManyCalls), every request meets the API's rules (a 400 otherwise), and whatever
+    the code raises is kept for the checker to say in the words of its scenario.
+    """
+    client, traffic = scripted.scripted_client(replies, call_limit=call_limit)
+    try:
+        return Play(call(client), None, traffic)
+    except Failure:
+        raise
+    except (Exception, TooManyCalls) as error:
+        return Play(None, error, traffic)
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float):
     """Stop the learner's code after `seconds`, where a signal can do it (the main thread)."""
@@ -175,34 +281,39 @@ def isolated(obj: Any, references: dict[str, Any]):
             namespace.update(saved)
 
 
+TEXTS = {
+    "not_callable": Text("{name} should be a function; it is a {kind}"),
+    "at_line": Text(passed=" (at: {line})"),
+    "not_written": Text("not written yet: the code still raises NotImplementedError",
+                        "Replace the `raise NotImplementedError(...)` line with your own code, run that cell, then this one."),
+    "rejected": Text("the API rejected the history your code sent (400): {message}"),
+    "too_many_calls": Text("too many model calls: {error}",
+                           "Call the model only as often as needed: stop when it answers in words, "
+                           "and never more than the cap (max_iterations) allows."),
+    "timeout": Text("your code was still running after {seconds} seconds, so the check stopped it",
+                    "Look for a loop that never ends."),
+    "raised": Text("your code raised {error}{where}",
+                   "Read the error, fix the line it points at, run your cell again, then this one."),
+    "no_rule": Text(hint="Look at the messages list right before that call: looplab.show_history(messages) shows it."),
+}
+SAY = Report(texts=TEXTS)
+
+
 def explain(error: BaseException, exercise: str) -> Failure:
     """An exception from the learner's code, in plain words."""
     if isinstance(error, Failure):
         return error
     if isinstance(error, NotImplementedError):
-        return Failure(
-            "not written yet: the code still raises NotImplementedError",
-            "Replace the `raise NotImplementedError(...)` line with your own code, run that cell, then this one.",
-            kind=NOT_WRITTEN,
-        )
+        failure = SAY.failure("not_written")
+        failure.kind = NOT_WRITTEN
+        return failure
     if isinstance(error, anthropic.BadRequestError):
-        return Failure(f"the API rejected the history your code sent (400): {error.api_message}", _rule_hint(error))
+        return SAY.failure("rejected", _rule_hint(error), message=error.api_message)
     if isinstance(error, TooManyCalls):
-        return Failure(
-            f"too many model calls: {error}",
-            "Call the model only as often as needed: stop when it answers in words, "
-            "and never more than the cap (max_iterations) allows.",
-        )
+        return SAY.failure("too_many_calls", error=error)
     if isinstance(error, CheckTimeout):
-        return Failure(
-            f"your code was still running after {TIME_LIMIT_SECONDS} seconds, so the check stopped it",
-            "Look for a loop that never ends.",
-        )
-    where = _learner_frame(error)
-    return Failure(
-        f"your code raised {type(error).__name__}: {error}{where}",
-        "Read the error, fix the line it points at, run your cell again, then this one.",
-    )
+        return SAY.failure("timeout", seconds=TIME_LIMIT_SECONDS)
+    return SAY.failure("raised", error=f"{type(error).__name__}: {error}", where=learner_frame(error))
 
 
 def _rule_hint(error: anthropic.BadRequestError) -> str:
@@ -211,16 +322,14 @@ def _rule_hint(error: anthropic.BadRequestError) -> str:
         violation = check_request(json.loads(error.request.content))
     except (ValueError, AttributeError):
         violation = None
-    if violation is None:
-        return "Look at the messages list right before that call: looplab.show_history(messages) shows it."
-    return violation.hint
+    return SAY.text("no_rule").hint if violation is None else violation.hint
 
 
-def _learner_frame(error: BaseException) -> str:
+def learner_frame(error: BaseException) -> str:
     """The last line of the traceback that is not looplab's, the SDK's or Python's own."""
     ours = (str(PACKAGE_DIR), sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"])
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith(ours)]
     if not frames:
         return ""
     frame = frames[-1]
-    return f" (at: {frame.line})" if frame.line else ""
+    return SAY.words("at_line", line=frame.line) if frame.line else ""

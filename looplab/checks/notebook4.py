@@ -35,7 +35,7 @@ from ..loop import SYSTEM_PROMPT
 from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, calculator as calculator_call, never_stops, reply, text, thinking, tool_use
-from .core import Failure, Report, _learner_frame
+from .core import Failure, Report, learner_frame
 
 QUESTION = "What is 4823 × 1979?"
 FOLLOW_UP = "And that divided by 7?"
@@ -251,7 +251,7 @@ def _play_without_crash(run, guard: _Guard, situation: str, hint: str, lines: st
     except Exception as error:
         guard.verify()
         said = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-        raise Failure(f"{situation}: run raised {said}{_learner_frame(error)}", hint) from None
+        raise Failure(f"{situation}: run raised {said}{learner_frame(error)}", hint) from None
 
 
 def _expect_transcript(report: Report, guard: _Guard, situation: str, output: str, expected: str) -> None:
