@@ -21,10 +21,11 @@ from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, never_stops
 from ..tools import is_error, run_tool
-from .core import Report, Text, play
+from .core import Report, Text, learner_frame, play
 
 START = {"role": "user", "content": "What is 4823 × 1979?"}
 DEFAULT_CAP = 10
+BLOCK_TYPES = ("TextBlock", "ThinkingBlock", "ToolUseBlock")  # SDK classes, in the AttributeError
 
 _PAIRING = ("Build each result from its own block: tool_use_id=block.id with run_tool(block.name, block.input). "
             "Never pair ids and outputs by position.")
@@ -212,13 +213,26 @@ def verify_results(calls: list[dict], results, report: Report, where: str) -> No
 # --- playing agent_turn on a scenario ---------------------------------------------------------------------
 
 
-def play_turn(agent_turn, scenario_replies, history: list, report: Report, call_limit: int, **options):
-    """Play agent_turn once; the failures every turn can have (a block taken by position) said here."""
+def _block_confusion(error, report: Report) -> None:
+    """An AttributeError on a block (a text block has no .name...): the reply's blocks were taken by position."""
+    if isinstance(error, AttributeError) and any(kind in str(error) for kind in BLOCK_TYPES):
+        raise report.failure("block_confusion", error=error, where=learner_frame(error)) from None
+
+
+def call_learner(function, report: Report, *args):
+    """Call the learner's function on SDK objects; a block taken by position gets a precise failure."""
+    try:
+        return function(*args)
+    except AttributeError as error:
+        _block_confusion(error, report)
+        raise
+
+
+def play_turn(agent_turn, replies, history: list, report: Report, call_limit: int, **options):
+    """Play agent_turn once on a copy of `history`; what it did, and the list it was handed."""
     messages = [dict(message) for message in history]
-    turn = play(lambda client: agent_turn(client, messages, **options), scenario_replies, call_limit)
-    if isinstance(turn.error, AttributeError) and any(
-            kind in str(turn.error) for kind in ("TextBlock", "ThinkingBlock", "ToolUseBlock")):
-        raise report.failure("block_confusion", error=turn.error, where=turn.where)
+    turn = play(lambda client: agent_turn(client, messages, **options), replies, call_limit)
+    _block_confusion(turn.error, report)
     return turn, messages
 
 
@@ -271,7 +285,7 @@ def stopped_by_cap(agent_turn, cap: int | None, report: Report) -> None:
     report.enter("never_stops" if cap else "never_stops_default", cap=cap)
     options = {"max_iterations": cap} if cap else {}
     turn, messages = play_turn(agent_turn, never_stops(), [START], report, limit + 1, **options)
-    said = dict(calls=turn.calls, limit=limit)
+    said = dict(calls=turn.calls, limit=limit, over=limit + 1)
     if isinstance(turn.error, TooManyCalls):
         raise report.failure("cap_never_stopped", **said)
     if turn.error is None:
@@ -363,7 +377,7 @@ def compare_history(actual: list, expected: list, start: int, report: Report) ->
             report.require(role == "assistant", "not_a_reply", **said)
             raise report.failure("reply_changed", wanted=", ".join(b["type"] for b in wanted["content"]),
                                  kinds=kinds(mine.get("content"), report), number=(index - start) // 2 + 1,
-                                 outline=f"{role}: {kinds(mine.get('content'), report)[1:-1]}", **said)
+                                 yours=f"{role}: {kinds(mine.get('content'), report)[1:-1]}", **said)
         wanted_blocks, my_blocks = canonical_blocks(wanted["content"]), canonical_blocks(mine.get("content"))
         if role == "user" and isinstance(my_blocks, list) and len(my_blocks) == len(wanted_blocks):
             report.require(_without_flag(my_blocks) != _without_flag(wanted_blocks), "history_is_error",
