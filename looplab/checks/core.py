@@ -155,40 +155,45 @@ class CheckResult:
         }
 
     def headline(self) -> str:
-        mark = "✓" if self.ok else "✗"
-        return f"{mark} Exercise {self.exercise} ({self.title}): {self.points}/{self.max_points} points"
+        return SAY.words("headline", mark=MARKS[self.ok], exercise=self.exercise, title=self.title,
+                         points=self.points, max_points=self.max_points)
 
     def __repr__(self) -> str:
-        lines = [self.headline()]
-        lines += [f"  passed: {item}" for item in self.passed]
+        lines = [self.headline()] + [SAY.words("passed_line", item=item) for item in self.passed]
         if not self.ok:
-            lines.append(f"  failed: {self.failed}")
+            lines.append(SAY.words("failed_line", failed=self.failed))
             if self.hint:
-                lines.append(f"  hint:   {self.hint}")
-            lines.append(f'  more hints: looplab.hint("{self.exercise}")')
+                lines.append(SAY.words("hint_line", hint=self.hint))
+            lines.append(SAY.words("more_hints_line", exercise=self.exercise))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        colour = "#2ca02c" if self.ok else "#d62728"
-        items = "".join(f"<li>✓ {html.escape(item)}</li>" for item in self.passed)
+        items = "".join(ITEM_HTML.format(mark=MARKS[True], text=html.escape(item)) for item in self.passed)
         if not self.ok:
-            items += f"<li><b>✗ {html.escape(self.failed)}</b></li>"
+            items += FAILED_HTML.format(mark=MARKS[False], text=html.escape(self.failed))
         hint = ""
         if not self.ok and self.hint:
-            hint = (f"<p><b>Hint:</b> {html.escape(self.hint)}<br>"
-                    f'<small>More hints: <code>looplab.hint("{html.escape(self.exercise)}")</code></small></p>')
-        return (f'<div class="looplab-check" style="border-left:4px solid {colour};padding:2px 8px">'
-                f"<b>{html.escape(self.headline())}</b><ul>{items}</ul>{hint}</div>")
+            hint = SAY.words("hint_html", hint=html.escape(self.hint), exercise=html.escape(self.exercise))
+        return PANEL_HTML.format(colour=COLOURS[self.ok], headline=html.escape(self.headline()), items=items,
+                                 hint=hint)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {"text/plain": repr(self), "text/html": self._repr_html_(), MIME_TYPE: self.as_dict()}
+
+
+MARKS = {True: "✓", False: "✗"}
+COLOURS = {True: "#2ca02c", False: "#d62728"}
+PANEL_HTML = ('<div class="looplab-check" style="border-left:4px solid {colour};padding:2px 8px">'
+              "<b>{headline}</b><ul>{items}</ul>{hint}</div>")
+ITEM_HTML = "<li>{mark} {text}</li>"
+FAILED_HTML = "<li><b>{mark} {text}</b></li>"
 
 
 class CheckFailed(Exception):
     """Ends a check cell with one short line instead of a traceback."""
 
     def __init__(self, result: CheckResult):
-        super().__init__(f"Exercise {result.exercise} is not solved yet: {result.failed}")
+        super().__init__(SAY.words("not_solved", exercise=result.exercise, failed=result.failed))
         self.result = result
 
     def _render_traceback_(self) -> list[str]:
@@ -294,6 +299,22 @@ TEXTS = {
                     "Look for a loop that never ends."),
     "raised": Text("your code raised {error}{where}",
                    "Read the error, fix the line it points at, run your cell again, then this one."),
+    # the panel a check shows, and the score
+    "headline": Text(passed="{mark} Exercise {exercise} ({title}): {points}/{max_points} points"),
+    "passed_line": Text(passed="  passed: {item}"),
+    "failed_line": Text(passed="  failed: {failed}"),
+    "hint_line": Text(passed="  hint:   {hint}"),
+    "more_hints_line": Text(passed='  more hints: looplab.hint("{exercise}")'),
+    "hint_html": Text(passed='<p><b>Hint:</b> {hint}<br><small>More hints: <code>looplab.hint("{exercise}")</code>'
+                             "</small></p>"),
+    "not_solved": Text(passed="Exercise {exercise} is not solved yet: {failed}"),
+    "hint_number": Text(passed="Hint {index}/{count} for exercise {exercise}: {text}"),
+    "progress": Text(passed="Progress: {points}/{max_points} points"),
+    "progress_none": Text(passed="Progress: no exercise checked yet in this session."),
+    "progress_header": Text(passed="<tr><th>exercise</th><th></th><th>points</th><th>status</th></tr>"),
+    "status_solved": Text(passed="solved"),
+    "status_not_solved": Text(passed="not solved yet"),
+    "status_not_checked": Text(passed="not checked yet"),
     "no_rule": Text(hint="Look at the messages list right before that call: looplab.show_history(messages) shows it."),
 }
 SAY = Report(texts=TEXTS)

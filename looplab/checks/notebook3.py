@@ -18,7 +18,7 @@ from ..history import to_wire
 from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from . import turns
 from .core import Report, Text
-from .turns import Scenario, run_scenario, stopped_by_cap, verify_results
+from .turns import DEFAULT_CAP, Scenario, outline_with_ids, run_scenario, stopped_by_cap, verify_results
 
 QUESTION = "Please work these out for me."
 HISTORY = [{"role": "user", "content": QUESTION}]
@@ -58,10 +58,6 @@ TEXTS = {
                     "Return the tool_use blocks' ids (block.id or block['id']), not the blocks."),
     "wrong_ids": Text("{situation}: unanswered_tool_uses returned {got!r}; expected {expected!r} (the history: "
                       "{outline})", passed="{situation}: {expected!r}"),
-    "outline_message": Text(passed="[{index}] {role}: {what}"),
-    "outline_text": Text(passed="text"),
-    "outline_call": Text(passed="tool_use {id}"),
-    "outline_result": Text(passed="tool_result for {id}"),
     # 3.3 agent_turn: the scenarios' names, and this notebook's words for the harness's failures
     "two_calls": Text(passed="two calls in one reply"),
     "three_then_one": Text(passed="three calls in one reply, then one more"),
@@ -227,20 +223,6 @@ UNANSWERED_SCENARIOS = [  # (key in TEXTS, history, the unanswered ids)
 ]
 
 
-def _outline(messages: list, report: Report) -> str:
-    """A history in one line: who said what, with the ids, so a failure shows the case at a glance."""
-    parts = []
-    for index, message in enumerate(to_wire(messages)):
-        content = message.get("content")
-        blocks = [] if isinstance(content, str) else content
-        what = [report.words("outline_call", id=b.get("id")) if b.get("type") == "tool_use"
-                else report.words("outline_result", id=b.get("tool_use_id")) if b.get("type") == "tool_result"
-                else str(b.get("type")) for b in blocks]
-        what = ", ".join(what) if blocks or not isinstance(content, str) else report.words("outline_text")
-        parts.append(report.words("outline_message", index=index, role=message.get("role"), what=what))
-    return " · ".join(parts)
-
-
 def check_unanswered_tool_uses(unanswered_tool_uses, report: Report) -> None:
     report.require_function(unanswered_tool_uses, "unanswered_tool_uses")
     for key, history, expected in UNANSWERED_SCENARIOS:
@@ -249,7 +231,7 @@ def check_unanswered_tool_uses(unanswered_tool_uses, report: Report) -> None:
         report.require(isinstance(got, list), "not_a_list", kind=type(got).__name__)
         report.require(all(isinstance(item, str) for item in got), "not_ids", got=got)
         report.require(sorted(got) == sorted(expected), "wrong_ids", report.text(key).hint, got=got,
-                       expected=expected, outline=_outline(history, report))
+                       expected=expected, outline=outline_with_ids(history, report))
     report.situation = None
 
 
@@ -288,8 +270,8 @@ def check_agent_turn(agent_turn, report: Report) -> None:
     report.require_function(agent_turn, "agent_turn")
     for scenario in AGENT_SCENARIOS:
         run_scenario(agent_turn, scenario, report)
-    stopped_by_cap(agent_turn, 3, report)
-    stopped_by_cap(agent_turn, None, report)
+    for cap in (3, None):  # the scripted model answers one call past the cap, then refuses
+        stopped_by_cap(agent_turn, cap, report, call_limit=(cap or DEFAULT_CAP) + 1)
 
 
 # The course manifest (looplab/course.py) names this module; these are what it reads.

@@ -104,6 +104,10 @@ TEXTS = {
     "outline_question": Text(passed="question"),
     "outline_reply": Text(passed="reply {kinds}"),
     "outline_results": Text(passed="results {kinds}"),
+    "outline_message": Text(passed="[{index}] {role}: {what}"),
+    "outline_text": Text(passed="text"),
+    "outline_call": Text(passed="tool_use {id}"),
+    "outline_result": Text(passed="tool_result for {id}"),
     "kinds_string": Text(passed="the string {content!r}"),
     "kinds_long_string": Text(passed="a string"),
     # results, matched by id (3.1, and every results message of 2.2, 2.3 and 3.3)
@@ -279,13 +283,13 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
     report.situation = None
 
 
-def stopped_by_cap(agent_turn, cap: int | None, report: Report) -> None:
+def stopped_by_cap(agent_turn, cap: int | None, report: Report, call_limit: int = 25) -> None:
     """A model that never stops: agent_turn must stop after max_iterations calls, history valid, and raise."""
     limit = cap or DEFAULT_CAP
     report.enter("never_stops" if cap else "never_stops_default", cap=cap)
     options = {"max_iterations": cap} if cap else {}
-    turn, messages = play_turn(agent_turn, never_stops(), [START], report, limit + 1, **options)
-    said = dict(calls=turn.calls, limit=limit, over=limit + 1)
+    turn, messages = play_turn(agent_turn, never_stops(), [START], report, call_limit, **options)
+    said = dict(calls=turn.calls, limit=limit, over=call_limit)
     if isinstance(turn.error, TooManyCalls):
         raise report.failure("cap_never_stopped", **said)
     if turn.error is None:
@@ -345,6 +349,20 @@ def outline(history: list, report: Report) -> str:
     return ", ".join(parts)
 
 
+def outline_with_ids(messages: list, report: Report) -> str:
+    """A history in one line: who said what, with the ids, so a failure shows the case at a glance."""
+    parts = []
+    for index, message in enumerate(to_wire(messages)):
+        content = message.get("content")
+        blocks = [] if isinstance(content, str) else content
+        what = [report.words("outline_call", id=b.get("id")) if b.get("type") == "tool_use"
+                else report.words("outline_result", id=b.get("tool_use_id")) if b.get("type") == "tool_result"
+                else str(b.get("type")) for b in blocks]
+        what = ", ".join(what) if blocks or not isinstance(content, str) else report.words("outline_text")
+        parts.append(report.words("outline_message", index=index, role=message.get("role"), what=what))
+    return " · ".join(parts)
+
+
 def _canonical(message) -> dict:
     if not isinstance(message, dict):
         return {"not a message": repr(message)}
@@ -377,7 +395,7 @@ def compare_history(actual: list, expected: list, start: int, report: Report) ->
             report.require(role == "assistant", "not_a_reply", **said)
             raise report.failure("reply_changed", wanted=", ".join(b["type"] for b in wanted["content"]),
                                  kinds=kinds(mine.get("content"), report), number=(index - start) // 2 + 1,
-                                 yours=f"{role}: {kinds(mine.get('content'), report)[1:-1]}", **said)
+                                 yours=outline_with_ids([mine], report).removeprefix("[0] "), **said)
         wanted_blocks, my_blocks = canonical_blocks(wanted["content"]), canonical_blocks(mine.get("content"))
         if role == "user" and isinstance(my_blocks, list) and len(my_blocks) == len(wanted_blocks):
             report.require(_without_flag(my_blocks) != _without_flag(wanted_blocks), "history_is_error",
