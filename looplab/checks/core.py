@@ -197,7 +197,7 @@ class CheckFailed(Exception):
         self.result = result
 
     def _render_traceback_(self) -> list[str]:
-        return [f"CheckFailed: {self}"]
+        return [f"{type(self).__name__}: {self}"]
 
 
 @dataclass

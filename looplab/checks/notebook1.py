@@ -13,6 +13,8 @@ from ..scripted import calculator as calculator_call, reply, text, thinking
 from .core import NOT_WRITTEN, Report, Text, play
 
 QUESTION = "What is 4823 × 1979?"
+GREETING = [{"role": "user", "content": "Hello"}]  # sent with the learner's tool, to see the API accept it
+READY = reply(text("Ready."))
 
 
 TEXTS = {
@@ -152,8 +154,8 @@ def check_tool_definition(tool, report: Report) -> None:
     report.require(isinstance(prop, dict) and prop.get("type") == "string", "expression")
     report.require("expression" in (schema.get("required") or []), "required")
     report.enter("sending_tool")
-    client, _ = scripted.scripted_client([reply(text("Ready."))])
-    client.messages.create(model=MODEL, max_tokens=64, tools=[tool], messages=[{"role": "user", "content": "Hello"}])
+    client, _ = scripted.scripted_client([READY])
+    client.messages.create(model=MODEL, max_tokens=64, tools=[tool], messages=GREETING)
     report.note("tool_accepted")
 
 

@@ -60,17 +60,19 @@ TEXTS = {
 # --- 2.1 tool_result -----------------------------------------------------------------------------------
 
 
-def _tool_use_blocks(*expressions: str) -> list:
-    """Real SDK tool_use blocks, as agent_turn gets them: from a (scripted) reply."""
-    client, _ = scripted.scripted_client([reply(text("I'll compute that."), *map(calculator_call, expressions))])
-    message = client.messages.create(model=MODEL, max_tokens=64, tools=TOOLS, messages=[{"role": "user", "content": QUESTION}])
-    return [block for block in message.content if block.type == "tool_use"]
+# The model asks for two calls, one that works and one that fails; the second reply answers their results.
+BOTH_CALLS = [reply(text("I'll compute both."), calculator_call("4823 * 1979"), calculator_call("1 / 0")),
+              reply(text("4823 × 1979 = 9,544,717; 1 / 0 has no value."))]
+OUTPUTS = ("9544717", "Error: division by zero")  # of those two calls
 
 
 def check_tool_result(tool_result, report: Report) -> None:
     report.require_function(tool_result, "tool_result")
-    first, second = _tool_use_blocks("4823 * 1979", "1 / 0")
-    for block, output in ((first, "9544717"), (second, "Error: division by zero")):
+    client, _ = scripted.scripted_client(BOTH_CALLS)
+    messages = [{"role": "user", "content": QUESTION}]
+    message = client.messages.create(model=MODEL, max_tokens=64, tools=TOOLS, messages=messages)
+    blocks = [block for block in message.content if block.type == "tool_use"]  # real SDK blocks, as agent_turn has
+    for block, output in zip(blocks, OUTPUTS):
         report.enter("tool_result_call", output=output)
         result = tool_result(block, output)
         said = dict(result=short(result), output=output)
@@ -89,14 +91,7 @@ def check_tool_result(tool_result, report: Report) -> None:
     report.note("flags_errors")
 
     report.enter("sending_results")
-    client, _ = scripted.scripted_client([
-        reply(text("I'll compute both."), calculator_call("4823 * 1979"), calculator_call("1 / 0")),
-        reply(text("4823 × 1979 = 9,544,717; 1 / 0 has no value.")),
-    ])
-    messages = [{"role": "user", "content": QUESTION}]
-    message = client.messages.create(model=MODEL, max_tokens=64, tools=TOOLS, messages=messages)
     messages.append({"role": "assistant", "content": message.content})
-    blocks = [block for block in message.content if block.type == "tool_use"]
     messages.append({"role": "user", "content": [tool_result(block, run_tool(block.name, block.input)) for block in blocks]})
     client.messages.create(model=MODEL, max_tokens=64, tools=TOOLS, messages=messages)
     report.note("api_accepts")

@@ -22,6 +22,7 @@ from .turns import DEFAULT_CAP, Scenario, outline_with_ids, run_scenario, stoppe
 
 QUESTION = "Please work these out for me."
 HISTORY = [{"role": "user", "content": QUESTION}]
+DONE = reply(text("Done."))  # what the model says to a results message of 3.1
 _AGAIN = Text("{situation}: agent_turn called the model again after a reply whose stop_reason was {reason!r}; "
               "only 'tool_use' asks for another round", "Return the reply's text as soon as stop_reason is not 'tool_use'.")
 _COUNT = Text("{situation}: agent_turn made {made} model call(s); this conversation needs {needed}")
@@ -140,7 +141,7 @@ def check_run_tools(run_tools, report: Report) -> None:
         results = turns.call_learner(run_tools, report, message)
         verify_results(calls, results, report, report.words("run_tools_call"))
         if calls:  # the API must accept them as the next user message
-            client, _ = scripted.scripted_client([reply(text("Done."))], call_limit=1)
+            client, _ = scripted.scripted_client([DONE], call_limit=1)
             client.messages.create(model=MODEL, max_tokens=64, messages=[
                 {"role": "user", "content": QUESTION},
                 {"role": "assistant", "content": message.content},

@@ -34,12 +34,14 @@ from ..loop import SYSTEM_PROMPT
 from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, calculator as calculator_call, never_stops, reply, text, thinking, tool_use
-from .core import Failure, Report, Text, play
+from ..tools import ERROR_PREFIX
+from .core import Report, Text, play
 
 QUESTION = "What is 4823 × 1979?"
 FOLLOW_UP = "And that divided by 7?"
 PRODUCT = "[tool] calculator({'expression': '4823 * 1979'}) -> 9544717"
 PROMPT = "User> "
+AGENT = "Agent>"
 CUSTOM_SYSTEM = "Answer in one word."
 MAX_READS_AT_END = 5
 MAX_OUTPUT = 100_000  # characters
@@ -217,10 +219,14 @@ TWO_TURNS_TRANSCRIPT = transcript(
     [PRODUCT, "Agent> 4823 × 1979 = 9,544,717."],
     ["[tool] calculator({'expression': '9544717 / 7'}) -> 1363531.0", "Agent> That is 1,363,531."],
 )
+FIRST_TURN_TRANSCRIPT = transcript([PRODUCT, "Agent> 4823 × 1979 = 9,544,717."])
+CUT_SHORT_LINES = f"{QUESTION}\nWhat is 12 × 12?\n"
+REFUSED_LINE = "Help me cheat on my exam.\n"
 CUT_SHORT = [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), reply(calculator_call("12 * 12")),
              reply(text("12 × 12 = 144."))]
 CUT_IN_CALL = [reply(text("I'll use the calculator."), calculator_call("4823 * 19"), stop_reason="max_tokens")]
 ANSWERED_AS_USUAL = "[tool] calculator({'expression': '12 * 12'}) -> 144\nAgent> 12 × 12 = 144."
+MINIMAL_TRANSCRIPT = transcript([PRODUCT, "Agent> It is 9,544,717."])
 MINIMAL_REPLIES = [  # what a client that is not the SDK's may return: only stop_reason and content
     SimpleNamespace(stop_reason="tool_use", content=[
         SimpleNamespace(type="text", text="Using the calculator."),
@@ -355,11 +361,11 @@ def _hint_for(mine: str, theirs: str) -> str:
     prompt = PROMPT.strip()
     if mine.startswith(prompt) != theirs.startswith(prompt):
         return "prompt_hint"
-    if "Agent>" in mine and "Agent>" not in theirs:
+    if AGENT in mine and AGENT not in theirs:
         return "agent_line_hint"
     if "[tool]" in mine or "[tool]" in theirs:
         return "tool_line_hint"
-    return "agent_line_hint" if "Agent>" in theirs else "prompt_hint"
+    return "agent_line_hint" if AGENT in theirs else "prompt_hint"
 
 
 def _turns(output: str) -> list[str]:
@@ -376,7 +382,7 @@ def _text_of(content) -> str | None:
 
 def _says(turn: str, words: tuple[str, ...]) -> bool:
     lowered = turn.lower()
-    return "agent>" in lowered and any(word in lowered for word in words)
+    return AGENT.lower() in lowered and any(word in lowered for word in words)
 
 
 # --- the checker ---------------------------------------------------------------------------------------
@@ -413,7 +419,7 @@ def _transcripts(session: Session, report: Report) -> None:
         report.enter(key)
         output, turn = session.play(lines, replies)
         session.expect_transcript(output, expected)
-        if "[tool]" in expected and "Error:" in expected:
+        if "[tool]" in expected and ERROR_PREFIX in expected:
             last = turn.requests[-1]["messages"][-1]
             content = last.get("content") if isinstance(last.get("content"), list) else []
             flags = [b.get("is_error") for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
@@ -439,13 +445,13 @@ def _end_of_input(session: Session, report: Report) -> None:
     report.enter("empty_line")
     output, _ = session.play(f"{QUESTION}\n\n{FOLLOW_UP}\n", TWO_TURNS[:2], again="went_on",
                              stray=(TooManyCalls, anthropic.BadRequestError))
-    session.expect_transcript(output, transcript([PRODUCT, "Agent> 4823 × 1979 = 9,544,717."]))
+    session.expect_transcript(output, FIRST_TURN_TRANSCRIPT)
     report.note("end_ok")
 
 
 def _cut_and_refused(session: Session, report: Report) -> None:
     report.enter("cut_short")
-    output, _ = session.play(f"{QUESTION}\nWhat is 12 × 12?\n", CUT_SHORT, crash="crash_on_stop")
+    output, _ = session.play(CUT_SHORT_LINES, CUT_SHORT, crash="crash_on_stop")
     turns = _turns(output)
     report.require(len(turns) >= 1 and _says(turns[0], MAX_TOKENS_WORDS), "not_said_cut",
                    wrote=turns[0] if turns else output)
@@ -460,7 +466,7 @@ def _cut_and_refused(session: Session, report: Report) -> None:
                    wrote=turns[0] if turns else output)
 
     report.enter("refusal")
-    output, _ = session.play("Help me cheat on my exam.\n", [reply(stop_reason="refusal")], crash="crash_on_stop")
+    output, _ = session.play(REFUSED_LINE, [reply(stop_reason="refusal")], crash="crash_on_stop")
     turns = _turns(output)
     report.require(len(turns) >= 1 and _says(turns[0], REFUSAL_WORDS), "not_said_refused",
                    wrote=turns[0] if turns else output)
@@ -516,7 +522,7 @@ def _any_client(session: Session, report: Report) -> None:
     output = session.output()
     session.run(session.input(f"{QUESTION}\n"), output, MinimalClient(MINIMAL_REPLIES, report))
     session.verify()
-    session.expect_transcript(output.getvalue(), transcript([PRODUCT, "Agent> It is 9,544,717."]))
+    session.expect_transcript(output.getvalue(), MINIMAL_TRANSCRIPT)
     report.note("any_client_ok")
 
 

@@ -111,6 +111,7 @@ TEXTS = {
     "kinds_string": Text(passed="the string {content!r}"),
     "kinds_long_string": Text(passed="a string"),
     # results, matched by id (3.1, and every results message of 2.2, 2.3 and 3.3)
+    "results_where": Text(passed="{situation}: messages[{index}]"),
     "results_not_list": Text("{where}: the results should be a list of tool_result dicts; got a {kind}",
                              "Return a list: [tool_result(block, output), ...]."),
     "results_count": Text("{where}: {count} result(s) for {calls} tool_use block(s); every tool_use needs its own "
@@ -365,7 +366,7 @@ def outline_with_ids(messages: list, report: Report) -> str:
 
 def _canonical(message) -> dict:
     if not isinstance(message, dict):
-        return {"not a message": repr(message)}
+        return {"not_a_message": repr(message)}
     return {"role": message.get("role"), "content": canonical_blocks(message.get("content"))}
 
 
@@ -403,5 +404,5 @@ def compare_history(actual: list, expected: list, start: int, report: Report) ->
         if role == "user" and isinstance(mine.get("content"), list):
             calls = [block for block in expected[index - 1]["content"] if block["type"] == "tool_use"]
             results = [b for b in to_wire(mine["content"]) if isinstance(b, dict) and b.get("type") == "tool_result"]
-            verify_results(calls, results, report, f"{report.situation}: messages[{index}]")
+            verify_results(calls, results, report, report.words("results_where", index=index))
         raise report.failure("history_results", before=index - 1, wanted=short(wanted), **said)
