@@ -1,9 +1,11 @@
 """How a graded check runs: the learner's code against scenarios, bounded, isolated, explained.
 
-A checker is a plain function `checker(obj, report)` that exercises the learner's object and
-calls `report.expect(...)` for each thing it verifies. The first unmet expectation stops the
-check; everything met before it is listed as passed. What the learner sees is a short panel
-(HTML and text): what passed, the first thing that failed in plain words, and a hint.
+A checker is a plain function `checker(obj, report)` that exercises the learner's object (with
+`play`, against a scripted model) and calls `report.require(condition, "key", ...)` for each thing
+it verifies; the words for each key sit in its module's TEXTS table (`Text` rows), never in the
+code. The first unmet expectation stops the check; everything met before it is listed as passed.
+What the learner sees is a short panel (HTML and text): what passed, the first thing that failed
+in plain words, and a hint.
 
 Three things keep a check fair:
 - isolation: while it runs, the learner's earlier pieces (calculator, run_tool, tool_result...)
