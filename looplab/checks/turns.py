@@ -270,9 +270,9 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
     if turn.calls < needed:
         if reason == "tool_use":
             first = turn.last["content"][0]["type"]
+            aside = report.words("first_block", first=first) if first != "tool_use" else ""
             raise report.failure("stopped_early", report.text(scenario.key).hint or None, made=turn.calls,
-                                 needed=needed, first=report.words("first_block", first=first) if first != "tool_use"
-                                 else "")
+                                 needed=needed, first=aside)
         raise report.failure("call_count", made=turn.calls, needed=needed)
     if turn.answer != scenario.answer:
         outputs = {run_tool(b["name"], b["input"]) for response in turn.responses for b in response["content"]
