@@ -47,7 +47,7 @@ class Notebook:
 
     stem: str  # the file name without .ipynb, in solutions/ and notebooks/; also its recording's name
     title: str
-    checks: str  # the module with its checkers and hints: it defines CHECKERS and HINTS, keyed by exercise id
+    checks: str  # the module with its checkers and hints: CHECKERS and HINTS keyed by exercise id; TEXTS by key
     exercises: tuple[Exercise, ...]
     # Names its set-up cell defines that later exercises lean on, with the course's object for each.
     provides: dict[str, str] = field(default_factory=dict)
@@ -93,11 +93,19 @@ class Course:
 
     # --- what a check needs -----------------------------------------------------------------------
 
+    def checks(self, exercise_id: str) -> Any:
+        """The module of the exercise's notebook checks: CHECKERS and HINTS, and (optionally) TEXTS."""
+        return importlib.import_module(self.notebook_of(exercise_id).checks)
+
     def checker(self, exercise_id: str) -> Callable[[Any, Any], None]:
-        return importlib.import_module(self.notebook_of(exercise_id).checks).CHECKERS[exercise_id]
+        return self.checks(exercise_id).CHECKERS[exercise_id]
 
     def hints(self, exercise_id: str) -> list[str]:
-        return list(importlib.import_module(self.notebook_of(exercise_id).checks).HINTS[exercise_id])
+        return list(self.checks(exercise_id).HINTS[exercise_id])
+
+    def texts(self, exercise_id: str) -> dict:
+        """Every learner-facing text of its checks, by key (a module without TEXTS writes its words inline)."""
+        return getattr(self.checks(exercise_id), "TEXTS", {})
 
     def earlier_pieces(self, exercise_id: str) -> dict[str, str]:
         """What the exercise may lean on, name -> the course's object: every name provided by its

@@ -15,7 +15,7 @@ from typing import Any
 from ..course import COURSE, Course, resolve
 from ..scripted import TooManyCalls
 from .core import (
-    CheckFailed, CheckResult, CheckTimeout, Failure, Report, TIME_LIMIT_SECONDS, explain, isolated, time_limit,
+    SAY, CheckFailed, CheckResult, CheckTimeout, Failure, Report, TIME_LIMIT_SECONDS, explain, isolated, time_limit,
 )
 
 # Every notebook's checks are imported now, not on first use: the grader fingerprints the check
@@ -32,7 +32,7 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
     exercise = course.exercise(number)
     checker = course.checker(number)
     references = {name: resolve(target) for name, target in course.earlier_pieces(number).items()}
-    report = Report()
+    report = Report(texts=course.texts(number))
     try:
         with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS):
             checker(obj, report)
@@ -63,7 +63,7 @@ def hint(number: str) -> None:
     shown = min(_hints_shown.get(number, 0) + 1, len(hints))
     _hints_shown[number] = shown
     for index, text in enumerate(hints[:shown], start=1):
-        print(f"Hint {index}/{len(hints)} for exercise {number}: {text}")
+        print(SAY.words("hint_number", index=index, count=len(hints), exercise=number, text=text))
 
 
 class Progress:
@@ -73,12 +73,12 @@ class Progress:
         self.rows = []
         notebooks = {number.split(".")[0] for number in results}
         for exercise in COURSE.exercises:
-            number = exercise.id
-            if number.split(".")[0] not in notebooks:
-                continue
-            result = results.get(number)
-            status = "not checked yet" if result is None else ("solved" if result.ok else "not solved yet")
-            self.rows.append((number, exercise.title, result.points if result else 0, exercise.points, status))
+            if exercise.id.split(".")[0] in notebooks:
+                result = results.get(exercise.id)
+                status = "status_not_checked" if result is None else (
+                    "status_solved" if result.ok else "status_not_solved")
+                self.rows.append((exercise.id, exercise.title, result.points if result else 0, exercise.points,
+                                  SAY.words(status)))
 
     @property
     def points(self) -> int:
@@ -90,8 +90,8 @@ class Progress:
 
     def __repr__(self) -> str:
         if not self.rows:
-            return "Progress: no exercise checked yet in this session."
-        lines = [f"Progress: {self.points}/{self.max_points} points"]
+            return SAY.words("progress_none")
+        lines = [SAY.words("progress", points=self.points, max_points=self.max_points)]
         lines += [f"  {n:<4} {title:<40} {p}/{m}  {status}" for n, title, p, m, status in self.rows]
         return "\n".join(lines)
 
@@ -102,8 +102,8 @@ class Progress:
             f"<tr><td>{n}</td><td>{html.escape(title)}</td><td>{p}/{m}</td><td>{status}</td></tr>"
             for n, title, p, m, status in self.rows
         )
-        return (f"<b>Progress: {self.points}/{self.max_points} points</b>"
-                f"<table><tr><th>exercise</th><th></th><th>points</th><th>status</th></tr>{body}</table>")
+        return (f"<b>{SAY.words('progress', points=self.points, max_points=self.max_points)}</b>"
+                f"<table>{SAY.words('progress_header')}{body}</table>")
 
 
 def progress() -> Progress:

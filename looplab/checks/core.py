@@ -1,9 +1,11 @@
 """How a graded check runs: the learner's code against scenarios, bounded, isolated, explained.
 
-A checker is a plain function `checker(obj, report)` that exercises the learner's object and
-calls `report.expect(...)` for each thing it verifies. The first unmet expectation stops the
-check; everything met before it is listed as passed. What the learner sees is a short panel
-(HTML and text): what passed, the first thing that failed in plain words, and a hint.
+A checker is a plain function `checker(obj, report)` that exercises the learner's object (with
+`play`, against a scripted model) and calls `report.require(condition, "key", ...)` for each thing
+it verifies; the words for each key sit in its module's TEXTS table (`Text` rows), never in the
+code. The first unmet expectation stops the check; everything met before it is listed as passed.
+What the learner sees is a short panel (HTML and text): what passed, the first thing that failed
+in plain words, and a hint.
 
 Three things keep a check fair:
 - isolation: while it runs, the learner's earlier pieces (calculator, run_tool, tool_result...)
@@ -25,10 +27,11 @@ import threading
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import anthropic
 
+from .. import scripted
 from ..rules import check_request
 from ..scripted import TooManyCalls
 
@@ -40,6 +43,26 @@ MIME_TYPE = "application/vnd.looplab.check+json"
 
 # What a check found, as a word the grader carries to the gradebook (never read from the English message).
 SOLVED, NOT_WRITTEN, NOT_SOLVED = "solved", "not_written", "not_solved"
+
+LANGUAGE = "en"  # the language of every text a learner reads; see Text
+
+
+@dataclass(frozen=True)
+class Text:
+    """Everything a learner may read about one expectation (or one situation), in one row of a table.
+
+    `failed` and `passed` are `str.format` templates over the values the checker passes (and
+    `situation`); `hint` is plain words, never formatted, so it can show code with braces.
+    A second language is a column: each row gains `other={"fr": Text(...)}`, and LANGUAGE picks it.
+    """
+
+    failed: str = ""
+    hint: str = ""
+    passed: str = ""
+    other: dict = field(default_factory=dict, compare=False)
+
+    def said(self) -> "Text":
+        return self.other.get(LANGUAGE, self)
 
 
 class Failure(Exception):
@@ -58,10 +81,24 @@ class CheckTimeout(BaseException):
 
 @dataclass
 class Report:
-    """What a checker has verified so far, and the situation it is testing now."""
+    """What a checker has verified so far, the situation it is testing now, and the texts it speaks with.
+
+    A checker names what it expects by a key of its module's TEXTS (`report.require(ok, "key", value=...)`);
+    the plain form `report.expect(ok, "passed words", "failed words", "hint")` works too, for a tiny module.
+    """
 
     passed: list[str] = field(default_factory=list)
     situation: str | None = None
+    texts: Mapping[str, Text] = field(default_factory=dict)
+
+    def text(self, key: str) -> Text:
+        """The row `key` of the checker's table, or of the rows every check shares (TEXTS below)."""
+        return (self.texts[key] if key in self.texts else TEXTS[key]).said()
+
+    def words(self, key: str, **values) -> str:
+        """A row's words (its `passed`, or its `failed` when it has no `passed`), filled in."""
+        text = self.text(key)
+        return (text.passed or text.failed).format(situation=self.situation, **values)
 
     def expect(self, condition: bool, passed: str | None, failed: str, hint: str = "") -> None:
         """Stop the check with `failed` unless `condition` holds; `passed` (if any) is listed."""
@@ -70,9 +107,30 @@ class Report:
         if passed:
             self.passed.append(passed)
 
-    def note(self, passed: str) -> None:
+    def failure(self, key: str, hint: str | None = None, **values) -> Failure:
+        """The row `key` as a Failure; `hint` replaces the row's own (one that depends on the case)."""
+        text = self.text(key)
+        return Failure(text.failed.format(situation=self.situation, **values), text.hint if hint is None else hint)
+
+    def require(self, condition: bool, key: str, hint: str | None = None, **values) -> None:
+        """Stop the check with the row's `failed` unless `condition` holds; list its `passed`, if any."""
+        if not condition:
+            raise self.failure(key, hint, **values)
+        if self.text(key).passed:
+            self.passed.append(self.words(key, **values))
+
+    def enter(self, key: str, **values) -> str:
+        """Start testing the situation named by the row `key`; failures of learner code name it."""
+        self.situation = None
+        self.situation = self.words(key, **values)
+        return self.situation
+
+    def require_function(self, obj: Any, name: str) -> None:
+        self.require(callable(obj), "not_callable", name=name, kind=type(obj).__name__)
+
+    def note(self, key: str, **values) -> None:
         """List a group of expectations met, e.g. after a whole scenario passed."""
-        self.passed.append(passed)
+        self.passed.append(self.words(key, **values))
 
 
 @dataclass
@@ -99,44 +157,99 @@ class CheckResult:
         }
 
     def headline(self) -> str:
-        mark = "✓" if self.ok else "✗"
-        return f"{mark} Exercise {self.exercise} ({self.title}): {self.points}/{self.max_points} points"
+        return SAY.words("headline", mark=MARKS[self.ok], exercise=self.exercise, title=self.title,
+                         points=self.points, max_points=self.max_points)
 
     def __repr__(self) -> str:
-        lines = [self.headline()]
-        lines += [f"  passed: {item}" for item in self.passed]
+        lines = [self.headline()] + [SAY.words("passed_line", item=item) for item in self.passed]
         if not self.ok:
-            lines.append(f"  failed: {self.failed}")
+            lines.append(SAY.words("failed_line", failed=self.failed))
             if self.hint:
-                lines.append(f"  hint:   {self.hint}")
-            lines.append(f'  more hints: looplab.hint("{self.exercise}")')
+                lines.append(SAY.words("hint_line", hint=self.hint))
+            lines.append(SAY.words("more_hints_line", exercise=self.exercise))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        colour = "#2ca02c" if self.ok else "#d62728"
-        items = "".join(f"<li>✓ {html.escape(item)}</li>" for item in self.passed)
+        items = "".join(ITEM_HTML.format(mark=MARKS[True], text=html.escape(item)) for item in self.passed)
         if not self.ok:
-            items += f"<li><b>✗ {html.escape(self.failed)}</b></li>"
+            items += FAILED_HTML.format(mark=MARKS[False], text=html.escape(self.failed))
         hint = ""
         if not self.ok and self.hint:
-            hint = (f"<p><b>Hint:</b> {html.escape(self.hint)}<br>"
-                    f'<small>More hints: <code>looplab.hint("{html.escape(self.exercise)}")</code></small></p>')
-        return (f'<div class="looplab-check" style="border-left:4px solid {colour};padding:2px 8px">'
-                f"<b>{html.escape(self.headline())}</b><ul>{items}</ul>{hint}</div>")
+            hint = SAY.words("hint_html", hint=html.escape(self.hint), exercise=html.escape(self.exercise))
+        return PANEL_HTML.format(colour=COLOURS[self.ok], headline=html.escape(self.headline()), items=items,
+                                 hint=hint)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {"text/plain": repr(self), "text/html": self._repr_html_(), MIME_TYPE: self.as_dict()}
+
+
+MARKS = {True: "✓", False: "✗"}
+COLOURS = {True: "#2ca02c", False: "#d62728"}
+PANEL_HTML = ('<div class="looplab-check" style="border-left:4px solid {colour};padding:2px 8px">'
+              "<b>{headline}</b><ul>{items}</ul>{hint}</div>")
+ITEM_HTML = "<li>{mark} {text}</li>"
+FAILED_HTML = "<li><b>{mark} {text}</b></li>"
 
 
 class CheckFailed(Exception):
     """Ends a check cell with one short line instead of a traceback."""
 
     def __init__(self, result: CheckResult):
-        super().__init__(f"Exercise {result.exercise} is not solved yet: {result.failed}")
+        super().__init__(SAY.words("not_solved", exercise=result.exercise, failed=result.failed))
         self.result = result
 
     def _render_traceback_(self) -> list[str]:
-        return [f"CheckFailed: {self}"]
+        return [f"{type(self).__name__}: {self}"]
+
+
+@dataclass
+class Play:
+    """What the learner's code did against a scripted model: what it returned or raised, and each exchange."""
+
+    answer: Any
+    error: BaseException | None
+    traffic: Any
+
+    @property
+    def calls(self) -> int:
+        return len(self.traffic.exchanges)
+
+    @property
+    def requests(self) -> list[dict]:
+        return [exchange["request"] for exchange in self.traffic.exchanges]
+
+    @property
+    def responses(self) -> list[dict]:
+        return [e["response"] for e in self.traffic.exchanges if e.get("response") is not None]
+
+    @property
+    def last(self) -> dict | None:
+        return self.responses[-1] if self.responses else None
+
+    @property
+    def where(self) -> str:
+        return learner_frame(self.error) if self.error else ""
+
+    def reraise(self) -> None:
+        """An error no checker turned into words: explain() will."""
+        if self.error is not None:
+            raise self.error
+
+
+def play(call, replies, call_limit: int = 25) -> Play:
+    """Hand `call` a real SDK client whose model is `replies`, and keep what it returned or raised.
+
+    The one place the learner's code meets a scripted model: past `call_limit` calls the model
+    refuses (TooManyCalls), every request meets the API's rules (a 400 otherwise), and whatever
+    the code raises is kept for the checker to say in the words of its scenario.
+    """
+    client, traffic = scripted.scripted_client(replies, call_limit=call_limit)
+    try:
+        return Play(call(client), None, traffic)
+    except Failure:
+        raise
+    except (Exception, TooManyCalls) as error:
+        return Play(None, error, traffic)
 
 
 @contextlib.contextmanager
@@ -175,34 +288,55 @@ def isolated(obj: Any, references: dict[str, Any]):
             namespace.update(saved)
 
 
+TEXTS = {
+    "not_callable": Text("{name} should be a function; it is a {kind}"),
+    "at_line": Text(passed=" (at: {line})"),
+    "not_written": Text("not written yet: the code still raises NotImplementedError",
+                        "Replace the `raise NotImplementedError(...)` line with your own code, run that cell, then this one."),
+    "rejected": Text("the API rejected the history your code sent (400): {message}"),
+    "too_many_calls": Text("too many model calls: {error}",
+                           "Call the model only as often as needed: stop when it answers in words, "
+                           "and never more than the cap (max_iterations) allows."),
+    "timeout": Text("your code was still running after {seconds} seconds, so the check stopped it",
+                    "Look for a loop that never ends."),
+    "raised": Text("your code raised {error}{where}",
+                   "Read the error, fix the line it points at, run your cell again, then this one."),
+    # the panel a check shows, and the score
+    "headline": Text(passed="{mark} Exercise {exercise} ({title}): {points}/{max_points} points"),
+    "passed_line": Text(passed="  passed: {item}"),
+    "failed_line": Text(passed="  failed: {failed}"),
+    "hint_line": Text(passed="  hint:   {hint}"),
+    "more_hints_line": Text(passed='  more hints: looplab.hint("{exercise}")'),
+    "hint_html": Text(passed='<p><b>Hint:</b> {hint}<br><small>More hints: <code>looplab.hint("{exercise}")</code>'
+                             "</small></p>"),
+    "not_solved": Text(passed="Exercise {exercise} is not solved yet: {failed}"),
+    "hint_number": Text(passed="Hint {index}/{count} for exercise {exercise}: {text}"),
+    "progress": Text(passed="Progress: {points}/{max_points} points"),
+    "progress_none": Text(passed="Progress: no exercise checked yet in this session."),
+    "progress_header": Text(passed="<tr><th>exercise</th><th></th><th>points</th><th>status</th></tr>"),
+    "status_solved": Text(passed="solved"),
+    "status_not_solved": Text(passed="not solved yet"),
+    "status_not_checked": Text(passed="not checked yet"),
+    "no_rule": Text(hint="Look at the messages list right before that call: looplab.show_history(messages) shows it."),
+}
+SAY = Report(texts=TEXTS)
+
+
 def explain(error: BaseException, exercise: str) -> Failure:
     """An exception from the learner's code, in plain words."""
     if isinstance(error, Failure):
         return error
     if isinstance(error, NotImplementedError):
-        return Failure(
-            "not written yet: the code still raises NotImplementedError",
-            "Replace the `raise NotImplementedError(...)` line with your own code, run that cell, then this one.",
-            kind=NOT_WRITTEN,
-        )
+        failure = SAY.failure("not_written")
+        failure.kind = NOT_WRITTEN
+        return failure
     if isinstance(error, anthropic.BadRequestError):
-        return Failure(f"the API rejected the history your code sent (400): {error.api_message}", _rule_hint(error))
+        return SAY.failure("rejected", _rule_hint(error), message=error.api_message)
     if isinstance(error, TooManyCalls):
-        return Failure(
-            f"too many model calls: {error}",
-            "Call the model only as often as needed: stop when it answers in words, "
-            "and never more than the cap (max_iterations) allows.",
-        )
+        return SAY.failure("too_many_calls", error=error)
     if isinstance(error, CheckTimeout):
-        return Failure(
-            f"your code was still running after {TIME_LIMIT_SECONDS} seconds, so the check stopped it",
-            "Look for a loop that never ends.",
-        )
-    where = _learner_frame(error)
-    return Failure(
-        f"your code raised {type(error).__name__}: {error}{where}",
-        "Read the error, fix the line it points at, run your cell again, then this one.",
-    )
+        return SAY.failure("timeout", seconds=TIME_LIMIT_SECONDS)
+    return SAY.failure("raised", error=f"{type(error).__name__}: {error}", where=learner_frame(error))
 
 
 def _rule_hint(error: anthropic.BadRequestError) -> str:
@@ -211,16 +345,14 @@ def _rule_hint(error: anthropic.BadRequestError) -> str:
         violation = check_request(json.loads(error.request.content))
     except (ValueError, AttributeError):
         violation = None
-    if violation is None:
-        return "Look at the messages list right before that call: looplab.show_history(messages) shows it."
-    return violation.hint
+    return SAY.text("no_rule").hint if violation is None else violation.hint
 
 
-def _learner_frame(error: BaseException) -> str:
+def learner_frame(error: BaseException) -> str:
     """The last line of the traceback that is not looplab's, the SDK's or Python's own."""
     ours = (str(PACKAGE_DIR), sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"])
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith(ours)]
     if not frames:
         return ""
     frame = frames[-1]
-    return f" (at: {frame.line})" if frame.line else ""
+    return SAY.words("at_line", line=frame.line) if frame.line else ""

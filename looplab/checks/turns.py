@@ -1,0 +1,408 @@
+"""One harness for every check of agent_turn (2.2, 2.3, 3.3) and of the results it sends (3.1).
+
+A Scenario is the scripted replies, the history before the call and the options (max_iterations).
+What agent_turn should do follows from them: call the model once per reply, keep each reply
+verbatim, answer each round of calls with ONE user message of results, return the last reply's
+text. Notebooks 2 and 3 play the same scenarios through the same code; where notebook 3 words a
+failure differently (its learners have met run_tools), its TEXTS replace a row of this one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import anthropic
+
+from ..client import MODEL
+from ..history import to_wire
+from ..loop import SYSTEM_PROMPT
+from ..recordings import canonical_blocks
+from ..rules import check_request
+from ..scripted import TooManyCalls, never_stops
+from ..tools import is_error, run_tool
+from .core import Report, Text, learner_frame, play
+
+START = {"role": "user", "content": "What is 4823 × 1979?"}
+DEFAULT_CAP = 10
+BLOCK_TYPES = ("TextBlock", "ThinkingBlock", "ToolUseBlock")  # SDK classes, in the AttributeError
+
+_PAIRING = ("Build each result from its own block: tool_use_id=block.id with run_tool(block.name, block.input). "
+            "Never pair ids and outputs by position.")
+_IS_ERROR = ("run_tool returns a text starting with 'Error: ' for a failing or unknown tool; only those results get "
+             "'is_error': True (tool_result from notebook 2 does it for you).")
+_VERBATIM = 'Append {"role": "assistant", "content": reply.content} right after each call.'
+
+TEXTS = {
+    # playing a scenario
+    "called_again_after_cut": Text(
+        "{situation}: the reply stopped with stop_reason 'max_tokens' (cut off), yet agent_turn called the model "
+        "again: it ran a truncated tool call. It should stop and return the reply's text",
+        "Decide on reply.stop_reason: only 'tool_use' means run the tools and call again; anything else ends the turn."),
+    "called_again": Text("{situation}: the model answered in words (stop_reason {reason!r}) after {calls} call(s), "
+                         "yet agent_turn called it again",
+                         "Stop as soon as reply.stop_reason is not 'tool_use', and return the reply's text."),
+    "block_confusion": Text("{situation}: your code raised AttributeError: {error}",
+                            "A reply's blocks come in any order (text, thinking, tool_use): pick them by block.type, "
+                            "never content[0]."),
+    "raised_at_answer": Text(
+        "{situation}: agent_turn raised RuntimeError ({error}) although the model answered in words on call {calls} "
+        "(max_iterations={cap}); a turn that ends within the cap must return its text",
+        "Look at reply.stop_reason right after each call: a final answer ends the turn, even on the last allowed call."),
+    "no_calculator": Text("{situation}: model call {number} did not offer the calculator tool (tools={names})",
+                          "Pass tools=TOOLS to every client.messages.create call."),
+    "model": Text("{situation}: model call {number} asked for model {model!r}; use MODEL ({expected!r})"),
+    "wrong_system": Text("{situation}: model call {number} did not send the system prompt (system={system})",
+                         "Pass system=SYSTEM_PROMPT to every call: it tells the model to use the calculator."),
+    "no_system": Text("{situation}: model call {number} did not send the system prompt (no system field)",
+                      "Pass system=SYSTEM_PROMPT to every call: it tells the model to use the calculator."),
+    "stopped_early": Text("{situation}: after model call {made} the model asked for a tool (stop_reason 'tool_use')"
+                          "{first}, but agent_turn stopped there; this turn needs {needed} calls",
+                          "While reply.stop_reason is 'tool_use': run every tool_use block, append the results, "
+                          "and call the model again."),
+    "first_block": Text(passed=" (its first block is a {first} block: the tool_use comes after it)"),
+    "call_count": Text("{situation}: agent_turn made {made} model call(s); this turn needs {needed}"),
+    "raw_output": Text("{situation}: agent_turn returned {answer}, the tool's raw output; it should return the "
+                       "model's final words, {expected!r}",
+                       "The point of the loop: the model reads the result and answers. Return the text blocks of the "
+                       "last reply."),
+    "wrong_answer": Text("{situation}: agent_turn returned {answer}; it should return the text of the model's last "
+                         "reply, {expected!r}",
+                         'Join the text of the last reply\'s text blocks: "".join(b.text for b in reply.content if '
+                         'b.type == "text").'),
+    "scenario_passed": Text(passed="{situation}: {made} call(s), returns the model's final text, history kept verbatim"),
+    # the history after the turn
+    "not_in_place": Text("{situation}: messages still holds only the {start} message(s) it had before the call; "
+                         "agent_turn should append each reply and each results message to the list it was given",
+                         "Use messages.append(...) on the list passed in; don't build a new list."),
+    "last_reply_missing": Text(
+        "{situation}: the model's last reply is missing from messages; append every reply, the final one too, so "
+        "that the next question continues the conversation",
+        'Append {"role": "assistant", "content": reply.content} right after each call, before deciding what to do.'),
+    "history_short": Text("{situation}: messages ends after {count} messages; it should hold {needed}: {outline}",
+                          "After each reply, append it; if it asks for tools, append one user message with all the "
+                          "results."),
+    "history_long": Text("{situation}: messages has {count} messages; it should hold {needed}: {outline} "
+                         "(message {index} is extra: {extra})",
+                         "Append each reply once, and after a reply that asks for tools, one user message with the "
+                         "results."),
+    "history_changed": Text("{situation}: messages[{index}], which was there before the call, was changed to {mine}",
+                            "Only append to messages: never change or remove what is already there."),
+    "not_a_reply": Text("{situation}: messages[{index}] should be the model's reply (role 'assistant'); it is {mine}",
+                        _VERBATIM),
+    "reply_changed": Text("{situation}: messages[{index}] should be the model's reply kept verbatim, blocks "
+                          "[{wanted}]; yours holds {kinds}",
+                          "Keep every block of the reply (text, thinking, tool_use) as it came: append "
+                          '{"role": "assistant", "content": reply.content}.'),
+    "history_is_error": Text("{situation}: messages[{index}] holds {content}; the calculator returned an error text, "
+                             'so its tool_result needs "is_error": True',
+                             "Build each result with your tool_result from exercise 2.1."),
+    "history_results": Text("{situation}: messages[{index}] should be one user message with the results of the "
+                            "calls in messages[{before}]: {wanted}; yours is {mine}",
+                            "Answer every tool_use of the reply with tool_result(block, run_tool(block.name, "
+                            'block.input)), all in one {"role": "user", "content": [...]} message.'),
+    "outline_question": Text(passed="question"),
+    "outline_reply": Text(passed="reply {kinds}"),
+    "outline_results": Text(passed="results {kinds}"),
+    "outline_message": Text(passed="[{index}] {role}: {what}"),
+    "outline_text": Text(passed="text"),
+    "outline_call": Text(passed="tool_use {id}"),
+    "outline_result": Text(passed="tool_result for {id}"),
+    "kinds_string": Text(passed="the string {content!r}"),
+    "kinds_long_string": Text(passed="a string"),
+    # results, matched by id (3.1, and every results message of 2.2, 2.3 and 3.3)
+    "results_where": Text(passed="{situation}: messages[{index}]"),
+    "results_not_list": Text("{where}: the results should be a list of tool_result dicts; got a {kind}",
+                             "Return a list: [tool_result(block, output), ...]."),
+    "results_count": Text("{where}: {count} result(s) for {calls} tool_use block(s); every tool_use needs its own "
+                          "tool_result",
+                          "Loop over every block of the reply: there can be several tool_use blocks, not only the "
+                          "first."),
+    "not_a_result": Text("{where}: {result!r} is not a tool_result block",
+                         'Each result is a dict {"type": "tool_result", "tool_use_id": ..., "content": ...}.'),
+    "unknown_id": Text("{where}: a result cites {tool_id!r}, which is not the id of any tool_use in the reply",
+                       "Copy the id from the tool_use block you are answering: tool_use_id=block.id."),
+    "cited_twice": Text("{where}: two results cite {tool_id!r}; each tool_use is answered exactly once", _PAIRING),
+    "wrong_output": Text("{where}: the result citing {tool_id} holds {got!r}, but that id belongs to the call "
+                         "{call}, whose result is {expected!r}", _PAIRING),
+    "needs_is_error": Text("{where}: the call {call} failed ({expected!r}) but its result has no 'is_error': True",
+                           _IS_ERROR),
+    "needless_is_error": Text("{where}: the call {call} worked ({expected!r}) but its result says 'is_error': True",
+                              _IS_ERROR),
+    # the hard cap
+    "never_stops": Text(passed="a model that never stops, with max_iterations={cap}"),
+    "never_stops_default": Text(passed="a model that never stops, with the default max_iterations"),
+    "cap_never_stopped": Text("{situation}: your code never stopped; the check stopped it after {calls} model calls "
+                              "(with max_iterations={limit}, it should stop after {limit})",
+                              "A loop that trusts the model to stop needs a hard cap: for _ in range(max_iterations), "
+                              "then raise."),
+    "cap_returned": Text("{situation}: agent_turn returned {answer} after {calls} call(s); it should raise "
+                         "RuntimeError, so the caller knows the turn did not finish",
+                         'After the last allowed call, raise RuntimeError(f"... {max_iterations} ...") instead of '
+                         "returning."),
+    "cap_calls": Text("{situation}: agent_turn made {calls} model call(s) before raising; it should make exactly "
+                      "{limit}",
+                      "One model call per iteration: for _ in range(max_iterations), then raise after the loop."),
+    "cap_named": Text("{situation}: the RuntimeError says {said!r}; it should name the limit ({limit}) that was hit",
+                      'Put the number in the message, e.g. f"still calling tools after {max_iterations} calls".'),
+    "cap_history": Text("{situation}: after the RuntimeError, messages is not a valid history; the next request "
+                        "would get a 400: {violation}",
+                        "Run the tools of the last reply and append their results before raising: every tool_use "
+                        "needs its tool_result."),
+    "cap_passed": Text(passed="{situation}: stops after {limit} call(s), raises RuntimeError naming {limit}, "
+                              "history valid"),
+}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Scripted replies, the history before the call, and the options agent_turn is called with."""
+
+    key: str  # its row in the notebook's TEXTS: the situation's name, and a hint for this scenario if any
+    replies: list
+    history: list = field(default_factory=lambda: [START])
+    options: dict = field(default_factory=dict)
+
+    @property
+    def answer(self) -> str:
+        """What agent_turn should return: the text of the last scripted reply."""
+        return final_text(self.replies[-1]({"messages": []}))
+
+
+def final_text(response: dict) -> str:
+    return "".join(block["text"] for block in response["content"] if block["type"] == "text")
+
+
+def short(value, limit: int = 160) -> str:
+    """A value as compact JSON (a string as Python writes it), cut to fit on a line."""
+    words = repr(value) if isinstance(value, str) else json.dumps(to_wire(value), ensure_ascii=False, default=repr)
+    return words if len(words) <= limit else words[: limit - 3] + "..."
+
+
+def describe_call(call: dict) -> str:
+    return f"{call.get('name')}({json.dumps(call.get('input'), ensure_ascii=False)})"
+
+
+def result_text(content):
+    """A tool_result's content as the text the model reads: a string, or its text blocks joined."""
+    if isinstance(content, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in content):
+        return "".join(b.get("text", "") for b in content)
+    return content
+
+
+def verify_results(calls: list[dict], results, report: Report, where: str) -> None:
+    """One tool_result per call, each citing a call's id and holding THAT call's output; order free."""
+    report.require(isinstance(results, list), "results_not_list", where=where, kind=type(results).__name__)
+    results = to_wire(results)
+    report.require(len(results) == len(calls), "results_count", where=where, count=len(results), calls=len(calls))
+    by_id = {call["id"]: call for call in calls}
+    answered: dict[str, dict] = {}
+    for result in results:
+        report.require(isinstance(result, dict) and result.get("type") == "tool_result", "not_a_result",
+                       where=where, result=result)
+        tool_id = result.get("tool_use_id")
+        report.require(tool_id in by_id, "unknown_id", where=where, tool_id=tool_id)
+        report.require(tool_id not in answered, "cited_twice", where=where, tool_id=tool_id)
+        answered[tool_id] = result
+    for call in calls:
+        result, expected = answered[call["id"]], run_tool(call.get("name"), call.get("input"))
+        said = dict(where=where, tool_id=call["id"], call=describe_call(call), expected=expected)
+        report.require(result_text(result.get("content")) == expected, "wrong_output",
+                       got=result_text(result.get("content")), **said)
+        if is_error(expected):
+            report.require(result.get("is_error") is True, "needs_is_error", **said)
+        else:
+            report.require(not result.get("is_error"), "needless_is_error", **said)
+
+
+# --- playing agent_turn on a scenario ---------------------------------------------------------------------
+
+
+def _block_confusion(error, report: Report) -> None:
+    """An AttributeError on a block (a text block has no .name...): the reply's blocks were taken by position."""
+    if isinstance(error, AttributeError) and any(kind in str(error) for kind in BLOCK_TYPES):
+        raise report.failure("block_confusion", error=error, where=learner_frame(error)) from None
+
+
+def call_learner(function, report: Report, *args):
+    """Call the learner's function on SDK objects; a block taken by position gets a precise failure."""
+    try:
+        return function(*args)
+    except AttributeError as error:
+        _block_confusion(error, report)
+        raise
+
+
+def play_turn(agent_turn, replies, history: list, report: Report, call_limit: int, **options):
+    """Play agent_turn once on a copy of `history`; what it did, and the list it was handed."""
+    messages = [dict(message) for message in history]
+    turn = play(lambda client: agent_turn(client, messages, **options), replies, call_limit)
+    _block_confusion(turn.error, report)
+    return turn, messages
+
+
+def _gave_up(error) -> bool:
+    """A RuntimeError of the learner's own (NotImplementedError and RecursionError are RuntimeErrors too)."""
+    return isinstance(error, RuntimeError) and not isinstance(error, (NotImplementedError, RecursionError))
+
+
+def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
+    """Run agent_turn on one scenario and verify its requests, its answer and the history it leaves."""
+    report.enter(scenario.key)
+    needed = len(scenario.replies)
+    turn, messages = play_turn(agent_turn, scenario.replies, scenario.history, report, needed, **scenario.options)
+    reason = turn.last["stop_reason"] if turn.last else None
+    if isinstance(turn.error, (TooManyCalls, anthropic.BadRequestError)) and len(turn.responses) >= needed:
+        raise report.failure("called_again_after_cut" if reason == "max_tokens" else "called_again",
+                             reason=reason, calls=turn.calls)
+    if _gave_up(turn.error) and reason not in (None, "tool_use"):
+        raise report.failure("raised_at_answer", error=turn.error, calls=turn.calls,
+                             cap=scenario.options.get("max_iterations", DEFAULT_CAP))
+    turn.reraise()
+    for number, request in enumerate(turn.requests, start=1):
+        names = [tool.get("name") for tool in request.get("tools", []) if isinstance(tool, dict)]
+        report.require("calculator" in names, "no_calculator", number=number, names=names)
+        report.require(request.get("model") == MODEL, "model", number=number, model=request.get("model"),
+                       expected=MODEL)
+        if canonical_blocks(request.get("system")) != canonical_blocks(SYSTEM_PROMPT):
+            raise report.failure("wrong_system" if request.get("system") else "no_system", number=number,
+                                 system=short(request.get("system")))
+    if turn.calls < needed:
+        if reason == "tool_use":
+            first = turn.last["content"][0]["type"]
+            aside = report.words("first_block", first=first) if first != "tool_use" else ""
+            raise report.failure("stopped_early", report.text(scenario.key).hint or None, made=turn.calls,
+                                 needed=needed, first=aside)
+        raise report.failure("call_count", made=turn.calls, needed=needed)
+    if turn.answer != scenario.answer:
+        outputs = {run_tool(b["name"], b["input"]) for response in turn.responses for b in response["content"]
+                   if b["type"] == "tool_use"}
+        raise report.failure("raw_output" if turn.answer in outputs else "wrong_answer", answer=short(turn.answer),
+                             expected=scenario.answer)
+    compare_history(messages, expected_history(scenario.history, turn.responses), len(scenario.history), report)
+    report.note("scenario_passed", made=turn.calls)
+    report.situation = None
+
+
+def stopped_by_cap(agent_turn, cap: int | None, report: Report, call_limit: int = 25) -> None:
+    """A model that never stops: agent_turn must stop after max_iterations calls, history valid, and raise."""
+    limit = cap or DEFAULT_CAP
+    report.enter("never_stops" if cap else "never_stops_default", cap=cap)
+    options = {"max_iterations": cap} if cap else {}
+    turn, messages = play_turn(agent_turn, never_stops(), [START], report, call_limit, **options)
+    said = dict(calls=turn.calls, limit=limit, over=call_limit)
+    if isinstance(turn.error, TooManyCalls):
+        raise report.failure("cap_never_stopped", **said)
+    if turn.error is None:
+        raise report.failure("cap_returned", answer=short(turn.answer), **said)
+    if not _gave_up(turn.error):
+        turn.reraise()
+    report.require(turn.calls == limit, "cap_calls", **said)
+    report.require(str(limit) in str(turn.error), "cap_named", said=str(turn.error), limit=limit)
+    violation = check_request({"messages": to_wire(list(messages))})
+    report.require(violation is None, "cap_history", violation=violation.message if violation else "")
+    compare_history(messages, expected_history([START], turn.responses), 1, report)
+    report.note("cap_passed", limit=limit)
+    report.situation = None
+
+
+# --- the history, compared message by message -------------------------------------------------------------
+
+
+def expected_history(history: list, responses: list[dict]) -> list:
+    """What messages should hold after the turn: each reply verbatim, then its results, in wire form."""
+    expected = to_wire(list(history))
+    for response in responses:
+        expected.append({"role": "assistant", "content": response["content"]})
+        if response["stop_reason"] == "tool_use":
+            calls = [block for block in response["content"] if block["type"] == "tool_use"]
+            results = []
+            for block in calls:
+                output = run_tool(block["name"], block["input"])
+                results.append({"type": "tool_result", "tool_use_id": block["id"], "content": output,
+                                **({"is_error": True} if is_error(output) else {})})
+            expected.append({"role": "user", "content": results})
+    return expected
+
+
+def kinds(content, report: Report) -> str:
+    """The block types of a message's content, e.g. '[text, tool_use]'."""
+    if isinstance(content, str):
+        return report.words("kinds_string", content=content) if len(content) < 60 else report.words(
+            "kinds_long_string")
+    if not isinstance(content, list):
+        return repr(content)
+    return "[" + ", ".join(str(block.get("type") if isinstance(block, dict) else type(block).__name__)
+                           for block in content) + "]"
+
+
+def outline(history: list, report: Report) -> str:
+    """A history in a few words: question, reply [text, tool_use], results [tool_result], ..."""
+    parts = []
+    for message in history:
+        content = message.get("content")
+        if message.get("role") == "assistant":
+            parts.append(report.words("outline_reply", kinds=kinds(content, report)))
+        elif any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content or []):
+            parts.append(report.words("outline_results", kinds=kinds(content, report)))
+        else:
+            parts.append(report.words("outline_question"))
+    return ", ".join(parts)
+
+
+def outline_with_ids(messages: list, report: Report) -> str:
+    """A history in one line: who said what, with the ids, so a failure shows the case at a glance."""
+    parts = []
+    for index, message in enumerate(to_wire(messages)):
+        content = message.get("content")
+        blocks = [] if isinstance(content, str) else content
+        what = [report.words("outline_call", id=b.get("id")) if b.get("type") == "tool_use"
+                else report.words("outline_result", id=b.get("tool_use_id")) if b.get("type") == "tool_result"
+                else str(b.get("type")) for b in blocks]
+        what = ", ".join(what) if blocks or not isinstance(content, str) else report.words("outline_text")
+        parts.append(report.words("outline_message", index=index, role=message.get("role"), what=what))
+    return " · ".join(parts)
+
+
+def _canonical(message) -> dict:
+    if not isinstance(message, dict):
+        return {"not_a_message": repr(message)}
+    return {"role": message.get("role"), "content": canonical_blocks(message.get("content"))}
+
+
+def _without_flag(blocks: list) -> list:
+    return [{k: v for k, v in b.items() if k != "is_error"} if isinstance(b, dict) else b for b in blocks]
+
+
+def compare_history(actual: list, expected: list, start: int, report: Report) -> None:
+    """Stop at the first message that differs from the expected history, saying how in plain words."""
+    wire = to_wire(list(actual))
+    shape = dict(count=len(wire), needed=len(expected), start=start, outline=outline(expected, report))
+    report.require(len(wire) > start or len(expected) <= start, "not_in_place", **shape)
+    for index in range(max(len(wire), len(expected))):
+        mine = wire[index] if index < len(wire) else None
+        wanted = expected[index] if index < len(expected) else None
+        if mine is None:
+            last = wanted["role"] == "assistant" and index == len(expected) - 1
+            raise report.failure("last_reply_missing" if last else "history_short", **shape)
+        if wanted is None:
+            raise report.failure("history_long", index=index, extra=short(mine), **shape)
+        if _canonical(mine) == _canonical(wanted):
+            continue
+        role = mine.get("role") if isinstance(mine, dict) else None
+        said = dict(index=index, mine=short(mine))
+        report.require(index >= start, "history_changed", **said)
+        if wanted["role"] == "assistant":
+            report.require(role == "assistant", "not_a_reply", **said)
+            raise report.failure("reply_changed", wanted=", ".join(b["type"] for b in wanted["content"]),
+                                 kinds=kinds(mine.get("content"), report), number=(index - start) // 2 + 1,
+                                 yours=outline_with_ids([mine], report).removeprefix("[0] "), **said)
+        wanted_blocks, my_blocks = canonical_blocks(wanted["content"]), canonical_blocks(mine.get("content"))
+        if role == "user" and isinstance(my_blocks, list) and len(my_blocks) == len(wanted_blocks):
+            report.require(_without_flag(my_blocks) != _without_flag(wanted_blocks), "history_is_error",
+                           content=short(mine.get("content")), **said)
+        if role == "user" and isinstance(mine.get("content"), list):
+            calls = [block for block in expected[index - 1]["content"] if block["type"] == "tool_use"]
+            results = [b for b in to_wire(mine["content"]) if isinstance(b, dict) and b.get("type") == "tool_result"]
+            verify_results(calls, results, report, report.words("results_where", index=index))
+        raise report.failure("history_results", before=index - 1, wanted=short(wanted), **said)
