@@ -52,13 +52,25 @@ def installed_versions(python: Path) -> dict[str, str]:
     return dict(line.split() for line in output.splitlines())
 
 
+ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m|#x1B\[[0-9;]*m")
+
+
+def first_line(problem) -> str:
+    """The error's first line; for nbval's generic message, the exception line of its details."""
+    message = ANSI_COLOUR.sub("", problem.get("message") or "").strip()
+    details = [ANSI_COLOUR.sub("", line).strip() for line in (problem.text or "").splitlines()]
+    if not message or "cell execution failed" in message:
+        raised = [line for line in details if re.match(r"\w+(Error|Exception|Warning)\b", line)]
+        message = f"{message} ({raised[-1]})" if raised else message or next(filter(None, details), "?")
+    return message.splitlines()[0]
+
+
 def failures(junit: Path) -> list[str]:
     """`test id: first line of the error` for every failed or erroring test."""
     found = []
     for case in ElementTree.parse(junit).getroot().iter("testcase"):
         for problem in list(case.findall("failure")) + list(case.findall("error")):
-            first = (problem.get("message") or problem.text or "").strip().splitlines()
-            found.append(f"{case.get('classname')}::{case.get('name')}: {first[0] if first else '?'}"[:200])
+            found.append(f"{case.get('classname')}::{case.get('name')}: {first_line(problem)}"[:240])
     return found
 
 
