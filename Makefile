@@ -7,7 +7,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: lab test record benchmarks notebooks
+.PHONY: lab test record benchmarks notebooks drift
 
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,3 +39,8 @@ benchmarks: $(BIN)/.installed
 	$(BIN)/python benchmarks/replay_overhead.py
 	$(BIN)/python benchmarks/grading.py
 	$(BIN)/python benchmarks/calculator_hostile.py
+
+# The suite against the newest anthropic, httpx2, ipywidgets, nbclient, nbval and jupyterlab, in a throwaway
+# venv (needs the network): prints what moved and what broke. `make test` stays pinned.
+drift:
+	$(PYTHON) scripts/drift.py

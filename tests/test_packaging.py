@@ -1,0 +1,190 @@
+"""The package as its two audiences get it: a light `import looplab`, and a grader that runs installed.
+
+A notebook imports the client, the rules, the recordings, the tools, the history viewer, the checks
+and the reference pieces; the grader and the authoring tools (`looplab.grade`, `looplab.exercises`)
+stand apart, so a learner's kernel never pays for nbclient, jupyter_client or zmq.
+
+An instructor installs the package (`pip install .`) and grades from any folder: the course
+manifest, the official checks and the recordings ship in it. The second half of this file proves
+that with a real wheel installed into a fresh virtual environment, offline: the environment borrows
+the test environment's already-installed dependencies through a .pth file, which does not run the
+.pth files it points at, so the test environment's editable install of looplab stays invisible.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import looplab
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "looplab"
+SUBMISSIONS = ROOT / "tests" / "grading_fixtures" / "submissions"
+
+# The authoring side: imported by instructors and maintainers, never by `import looplab`.
+AUTHORING = ("looplab.grade", "looplab.exercises")
+# What only the grader and the notebook tools need: heavy, and no business in a learner's kernel.
+GRADING_DEPENDENCIES = ("nbclient", "nbformat", "nbconvert", "jupyter_client", "zmq", "ipykernel", "tornado")
+# Modules loaded besides the SDK's own (the SDK is what the course teaches; its size is not ours to
+# choose). About 510 today: the standard library's share, pydantic, httpx2, ipywidgets and IPython.
+NON_SDK_MODULE_BUDGET = 650
+
+CELL_TIMEOUT = "5"
+GRADE_TIMEOUT = 300  # seconds for one grading of the whole fixture set (about 30 s on a quiet machine)
+
+
+def notebook_side_modules() -> list[str]:
+    """Every module of the package except the authoring side, found from the files (nothing imported)."""
+    names = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        if not name.startswith(AUTHORING):
+            names.append(name)
+    return names
+
+
+def modules_loaded_by(names: list[str]) -> list[str]:
+    """sys.modules after importing `names` in a fresh interpreter (this one has imported everything)."""
+    script = ("import importlib, json, sys\n"
+              f"for name in {names!r}:\n"
+              "    importlib.import_module(name)\n"
+              "print(json.dumps(sorted(sys.modules)))\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(run.stdout)
+
+
+def top_packages(modules: list[str]) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for name in modules:
+        counts[name.split(".")[0]] = counts.get(name.split(".")[0], 0) + 1
+    return sorted(counts.items(), key=lambda item: -item[1])[:12]
+
+
+# --- what a notebook imports stays light -------------------------------------------------------------
+
+
+def test_the_notebook_side_lists_the_modules_a_notebook_imports():
+    names = notebook_side_modules()
+    for expected in ("looplab", "looplab.client", "looplab.loop", "looplab.tools", "looplab.viewer",
+                     "looplab.checks", "looplab.checks.core", "looplab.course"):
+        assert expected in names
+    assert not any(name.startswith(AUTHORING) for name in names)
+
+
+def test_importing_the_notebook_side_leaves_the_grader_and_its_dependencies_out():
+    loaded = modules_loaded_by(notebook_side_modules())
+    pulled_in = [name for name in loaded if name.split(".")[0] in GRADING_DEPENDENCIES
+                 or name.startswith(AUTHORING)]
+    assert not pulled_in, f"importing looplab pulled in the grading side: {pulled_in[:20]}"
+    outside_the_sdk = [name for name in loaded if name.split(".")[0] != "anthropic"]
+    assert len(outside_the_sdk) <= NON_SDK_MODULE_BUDGET, (
+        f"importing looplab loads {len(outside_the_sdk)} modules besides the SDK (budget "
+        f"{NON_SDK_MODULE_BUDGET}); the biggest packages: {top_packages(outside_the_sdk)}")
+
+
+# --- the grader, installed from a wheel, grades from any folder ----------------------------------------
+
+
+def run_checked(args: list, cwd: Path | None = None, env: dict | None = None,
+                timeout: float = 120) -> subprocess.CompletedProcess:
+    run = subprocess.run([str(arg) for arg in args], cwd=cwd, env=env, capture_output=True, text=True,
+                         timeout=timeout)
+    assert run.returncode == 0, f"{' '.join(map(str, args))} failed:\n{run.stdout}\n{run.stderr}"
+    return run
+
+
+def dependency_folders() -> list[str]:
+    """Where this interpreter's installed distributions live (the venv's site-packages)."""
+    return [entry for entry in sys.path if Path(entry).name == "site-packages"]
+
+
+def read_gradebook(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def build_wheel(tmp: Path) -> Path:
+    """A wheel of the package, built offline from a copy (building writes build/ next to the sources)."""
+    source = tmp / "source"
+    shutil.copytree(PACKAGE, source / "looplab", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    run_checked([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-index", "--no-build-isolation",
+                 "--check-build-dependencies", "--wheel-dir", tmp / "dist", source])
+    (wheel,) = (tmp / "dist").glob("looplab-*.whl")
+    return wheel
+
+
+def fresh_venv_with(wheel: Path, folder: Path, env: dict) -> Path:
+    """A new venv holding the wheel (not editable), borrowing every other dependency from this venv."""
+    venv.create(folder, with_pip=False, symlinks=True)
+    python = folder / "bin" / "python"
+    run_checked([sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-deps", "--no-index",
+                 wheel], env=env)
+    site_packages = Path(run_checked([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                                     env=env).stdout.strip())
+    (site_packages / "borrowed_dependencies.pth").write_text("\n".join(dependency_folders()) + "\n")
+    return python
+
+
+def grade_fixtures(python: Path, submissions: Path | str, cwd: Path, out: Path, env: dict) -> list[dict[str, str]]:
+    run_checked([python, "-m", "looplab.grade", submissions, "--out", out, "--cell-timeout", CELL_TIMEOUT,
+                 "--jobs", "2", "--quiet"], cwd=cwd, env=env, timeout=GRADE_TIMEOUT)
+    return read_gradebook(out)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """Build, install, and grade the fixtures twice: installed (from elsewhere) and from the checkout."""
+    tmp = tmp_path_factory.mktemp("installed")
+    # Without PYTHONPATH, which may point at a checkout; LOOPLAB_MODE=offline (conftest.py) is kept.
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    wheel = build_wheel(tmp)
+    python = fresh_venv_with(wheel, tmp / "venv", env)
+    elsewhere = tmp / "elsewhere"
+    elsewhere.mkdir()
+    where = run_checked([python, "-c", "import looplab, looplab.grade, looplab.course, json; print(json.dumps("
+                         "[looplab.__file__, looplab.grade.__file__, looplab.course.__file__]))"],
+                        cwd=elsewhere, env=env)
+    installed_rows = grade_fixtures(python, SUBMISSIONS, elsewhere, elsewhere / "grades.csv", env)
+    checkout_rows = grade_fixtures(Path(sys.executable), "submissions", SUBMISSIONS.parent,
+                                   tmp / "checkout_grades.csv", None)
+    return dict(venv=tmp / "venv", wheel=wheel, files=json.loads(where.stdout), elsewhere=elsewhere,
+                rows=installed_rows, checkout_rows=checkout_rows)
+
+
+def test_the_wheel_ships_the_recordings_and_leaves_the_repository_out(installed):
+    names = set(zipfile.ZipFile(installed["wheel"]).namelist())
+    for recording in sorted((PACKAGE / "recordings").glob("*.json")):
+        assert f"looplab/recordings/{recording.name}" in names
+    for module in ("looplab/course.py", "looplab/checks/core.py", "looplab/grade/__main__.py"):
+        assert module in names
+    assert not any(name.startswith(("tests/", "solutions/", "notebooks/", "scripts/")) for name in names)
+
+
+def test_the_installed_package_is_the_one_imported(installed):
+    venv_folder = installed["venv"].resolve()
+    for file in installed["files"]:
+        assert Path(file).resolve().is_relative_to(venv_folder), f"{file} is not from the fresh venv"
+
+
+def test_the_installed_grader_grades_like_the_checkouts(installed):
+    """The same rows; `file` is relative to each run's cwd, so it is compared as the file it names."""
+    def without_file(rows):
+        return [{column: value for column, value in row.items() if column != "file"} for row in rows]
+
+    assert without_file(installed["rows"]) == without_file(installed["checkout_rows"])
+    assert [(installed["elsewhere"] / row["file"]).resolve() for row in installed["rows"]] == [
+        (SUBMISSIONS.parent / row["file"]).resolve() for row in installed["checkout_rows"]]
+    assert any(row["status"] == "solved" for row in installed["rows"])
