@@ -21,9 +21,11 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(BIN)/.installed
 	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/01_one_tool_call.ipynb
 
+# In parallel, one test file per worker: nbval's cells of one notebook share a kernel, so they must
+# never be split across workers (the old occasional failure of notebook 4's last cells under -n).
 test: $(BIN)/.installed
 	bash scripts/install_system_deps.sh
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # Re-record the shipped recordings from the live API (needs ANTHROPIC_API_KEY), then refresh the notebooks.
 record: $(BIN)/.installed
