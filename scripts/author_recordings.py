@@ -169,8 +169,9 @@ def written_aside(name: str, recordings: Path):
         for exchange in json.loads(fresh.read_text(encoding="utf-8"))["exchanges"]:
             Message.model_validate(exchange["response"])  # the API's wire format, as the SDK reads it
         recordings.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(fresh, Path(aside) / "ready")
-        os.replace(Path(aside) / "ready", recordings / f"{name}.json")
+        ready = recordings / f".{name}.json.new"  # beside the target: a rename is atomic only within one filesystem
+        shutil.copyfile(fresh, ready)
+        os.replace(ready, recordings / f"{name}.json")
 
 
 def author_calculator(live: bool, recordings: Path = RECORDINGS_DIR) -> None:
