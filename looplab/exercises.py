@@ -123,7 +123,8 @@ def execute(path: Path) -> None:
     os.environ.clear()
     os.environ.update(env)
     try:
-        NotebookClient(notebook, timeout=EXECUTION_TIMEOUT, kernel_name="python3",
+        # coalesce_streams: a busy kernel may send one print in two messages; stored, they are one.
+        NotebookClient(notebook, timeout=EXECUTION_TIMEOUT, kernel_name="python3", coalesce_streams=True,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
     finally:
         os.environ.clear()

@@ -43,7 +43,7 @@ def test_learner_notebook_is_exactly_what_the_generator_makes(solution):
     expected = learner_version(nbformat.read(solution, as_version=4))
     committed = nbformat.read(NOTEBOOKS / solution.name, as_version=4)
     assert json.loads(nbformat.writes(committed)) == json.loads(nbformat.writes(expected)), (
-        f"notebooks/{solution.name} is out of date: run `python -m looplab.exercises`"
+        f"notebooks/{solution.name} is out of date: run `make notebooks` (python scripts/regenerate.py)"
     )
 
 
