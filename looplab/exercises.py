@@ -86,6 +86,13 @@ def manifest_disagreements(solution: nbformat.NotebookNode, entry: Notebook) -> 
     return problems
 
 
+# In the learner's copy, the cells that fail until the learner has written the exercise. Tagged
+# `raises-exception`, they do not stop Run All (JupyterLab and nbclient both honour the tag), so the
+# rest of the notebook runs whatever state the exercises are in, as the prose promises.
+FAILS_UNTIL_SOLVED = ("exercise", "check")
+RAISES = "raises-exception"
+
+
 def learner_version(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
     notebook = nbformat.from_dict(solution)
     for cell in notebook.cells:
@@ -93,6 +100,9 @@ def learner_version(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
             continue
         if BEGIN in cell.source:
             cell.source = stub(cell.source, exercise_of(cell))
+        tags = cell.metadata.get("tags", [])
+        if any(tag in tags for tag in FAILS_UNTIL_SOLVED) and RAISES not in tags:
+            cell.metadata["tags"] = [*tags, RAISES]
         cell.outputs = []
         cell.execution_count = None
         cell.metadata.pop("execution", None)
