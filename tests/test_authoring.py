@@ -3,8 +3,8 @@
 scripts/author_recordings.py records each notebook into a temporary folder and moves the result
 into place only when the whole run succeeded. These tests run it on a copy of the shipped
 recordings: once as it is (same bytes: the recordings are reproducible), once with a scripted
-answer missing (the copy is left untouched, and the error is one line naming the question and the
-answers file).
+answer missing (the copy is left untouched, and the error is one line naming the question, by its
+words and by the name its replies are filed under, and the answers file).
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ def test_a_run_that_fails_half_way_leaves_the_recording_unchanged(author, record
     answers = copy.copy(author.load_answers(stem))
     question = next(q for q, replies in answers.items() if len(replies) == 4)  # the warehouse: four calls
     answers[question] = answers[question][:2]  # the third reply was never scripted
+    words = author.notebook_questions(ROOT / "solutions" / f"{stem}.ipynb")[question]
     before = {path.name: path.read_bytes() for path in recordings.iterdir()}
 
     with pytest.raises(author.AuthoringFailed) as failure:
@@ -58,7 +59,7 @@ def test_a_run_that_fails_half_way_leaves_the_recording_unchanged(author, record
 
     message = str(failure.value)
     assert "\n" not in message
-    assert question in message and "after 2 replies" in message
+    assert f"under {question} in" in message and words in message and "after 2 replies" in message
     assert f"scripts/answers/{stem}.py" in message
     assert {path.name: path.read_bytes() for path in recordings.iterdir()} == before
 
