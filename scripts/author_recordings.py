@@ -72,16 +72,19 @@ def load_answers(name: str) -> dict:
     return module.ANSWERS
 
 
+def notebook_code(path: Path) -> list[str]:
+    """The Python of each code cell of a notebook, without IPython magic and shell lines (`%`, `!`)."""
+    return ["\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+            for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+
+
 def notebook_questions(path: Path) -> dict[str, str]:
     """The questions a notebook names, read from its code (never run): {"TRAIN_QUESTION": "A train ticket..."}.
 
     A question is a top-level assignment of a string to a name ending in _QUESTION, in a code cell.
     """
     questions = {}
-    for cell in nbformat.read(path, as_version=4).cells:
-        if cell.cell_type != "code":
-            continue
-        python = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    for python in notebook_code(path):
         for statement in ast.parse(python).body:
             if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
                     and isinstance(statement.value.value, str)):

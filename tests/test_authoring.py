@@ -10,7 +10,6 @@ words and by the name its replies are filed under, and the answers file).
 from __future__ import annotations
 
 import copy
-import importlib.util
 import shutil
 from pathlib import Path
 
@@ -19,15 +18,6 @@ import pytest
 from looplab.recordings import RECORDINGS_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "scripts" / "author_recordings.py"
-
-
-@pytest.fixture(scope="module")
-def author():
-    spec = importlib.util.spec_from_file_location("author_recordings", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture

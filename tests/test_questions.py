@@ -14,35 +14,18 @@ place its questions are written.)
 from __future__ import annotations
 
 import ast
-import importlib.util
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from looplab.course import COURSE
 from looplab.recordings import Recording
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "scripts" / "author_recordings.py"
-
-
-@pytest.fixture(scope="module")
-def author():
-    spec = importlib.util.spec_from_file_location("author_recordings", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def solution(stem: str) -> Path:
     return ROOT / "solutions" / f"{stem}.ipynb"
-
-
-def code_cells(stem: str) -> list[str]:
-    """The notebook's code, one string a cell, without IPython magic or shell lines."""
-    return ["\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
-            for cell in nbformat.read(solution(stem), as_version=4).cells if cell.cell_type == "code"]
 
 
 def strings_in(python: str) -> list[str]:
@@ -78,7 +61,7 @@ def test_every_recorded_question_is_named_in_its_notebook(author, stem):
 def test_each_question_is_written_once_in_its_notebook_and_never_in_its_answers(author, stem):
     questions = author.notebook_questions(solution(stem))
     assert questions, f"solutions/{stem}.ipynb names no question"
-    notebook_strings = [text for cell in code_cells(stem) for text in strings_in(cell)]
+    notebook_strings = [text for cell in author.notebook_code(solution(stem)) for text in strings_in(cell)]
     answers_path = ROOT / author.answers_file(stem)
     answers_strings = strings_in(answers_path.read_text(encoding="utf-8"))
     for name, words in questions.items():
@@ -90,8 +73,8 @@ def test_each_question_is_written_once_in_its_notebook_and_never_in_its_answers(
 
 
 @pytest.mark.parametrize("stem", COURSE.stems)
-def test_each_question_name_is_assigned_once(stem):
-    assigned = [target.id for cell in code_cells(stem) for node in ast.walk(ast.parse(cell))
+def test_each_question_name_is_assigned_once(author, stem):
+    assigned = [target.id for cell in author.notebook_code(solution(stem)) for node in ast.walk(ast.parse(cell))
                 if isinstance(node, ast.Assign) for target in node.targets
                 if isinstance(target, ast.Name) and target.id.endswith("_QUESTION")]
     assert len(assigned) == len(set(assigned)), f"solutions/{stem}.ipynb assigns a question twice: {sorted(assigned)}"
