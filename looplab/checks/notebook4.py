@@ -35,7 +35,7 @@ from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, calculator as calculator_call, never_stops, reply, text, thinking, tool_use
 from ..tools import ERROR_PREFIX
-from .core import Report, Text, play
+from .core import Report, catalogue, play
 
 QUESTION = "What is 4823 × 1979?"
 FOLLOW_UP = "And that divided by 7?"
@@ -50,125 +50,7 @@ MAX_TOKENS_WORDS = ("max_tokens", "max tokens", "token limit", "cut short", "cut
                     "ended early", "too long", "incomplete", "unfinished")
 REFUSAL_WORDS = ("refus", "declin")  # refusal, refused, refuses, declined...
 
-PROMPT_HINT = ("Write the prompt before every read, the last one too: output_stream.write('User> '), then "
-               "line = input_stream.readline(); stop when the line is '' (end of input) or empty.")
-EMPTY_LINE_HINT = ("readline() returns '' at the end of the input and '\\n' for an empty line: stop on both, "
-                   "e.g. if not line.strip(): return.")
-STOP_REASON_HINT = ("When stop_reason is 'max_tokens' or 'refusal', write an Agent> line that names it, e.g. "
-                    "f\"Agent> (the reply ended early: {reply.stop_reason}) {text}\": the check looks for the stop "
-                    "reason's name, or words like 'cut short' or 'refused'. A refusal may have no text block at all.")
-TOOL_ONLY_HINT = "Run the tools only when stop_reason is 'tool_use'."
-AGENT_LINE_HINT = ("Once stop_reason is not 'tool_use', write one line f\"Agent> {reply}\\n\", the text blocks of "
-                   "that last reply joined; text that comes along with a tool call is not printed.")
-
-TEXTS = {
-    # the scenarios' names
-    "words": Text(passed="the model answers in words"),
-    "text_first": Text(passed="the model asks for the calculator after a text block"),
-    "thinking_first": Text(passed="the model thinks, writes a text block, then asks for the calculator"),
-    "two_calls": Text(passed="the model asks for two calls at once"),
-    "three_calls": Text(passed="the model asks for three calls at once"),
-    "chain": Text(passed="the model chains two calls"),
-    "tool_fails": Text(passed="the tool fails"),
-    "unknown_tool": Text(passed="the model asks for a tool that does not exist"),
-    "two_lines": Text(passed="two lines: the second question refers to the first answer"),
-    "nothing_to_read": Text(passed="nothing to read"),
-    "empty_line": Text(passed="an empty line ends the session"),
-    "cut_short": Text(passed="the reply is cut short (stop_reason 'max_tokens'), then a new line"),
-    "cut_in_call": Text(passed="the reply is cut short in the middle of a tool call"),
-    "refusal": Text(passed="the model refuses (stop_reason 'refusal', no content at all)"),
-    "never_stops": Text(passed="a model that never stops asking for tools, with max_iterations=3"),
-    "custom_system": Text(passed="a custom system prompt"),
-    "minimal_client": Text(passed="a minimal client that is not the SDK's (replies with only stop_reason and content)"),
-    # what passed
-    "one_turn_ok": Text(passed="one line, one reply: the prompt, the Agent> line, and the request (the line, TOOLS, "
-                               "SYSTEM_PROMPT)"),
-    "transcripts_ok": Text(passed="exact [tool] and Agent> lines with a text or thinking block before the call, 2 and 3 "
-                                  "calls at once, chained calls, a failing tool (is_error sent) and an unknown tool"),
-    "end_ok": Text(passed="stops at the end of the input and at an empty line, without calling the model again"),
-    "never_stops_ok": Text(passed="stops after max_iterations calls of a model that never stops, without crashing"),
-    "any_client_ok": Text(passed="works with a minimal client that is not the SDK's"),
-    # reading and writing
-    "called_input": Text("run called input(): it must read its lines from input_stream only, with "
-                         "input_stream.readline()",
-                         "The streams are what make run testable: a test, a script or a grader hands it any object "
-                         "with .readline(); the keyboard is only one of them."),
-    "read_stdin": Text("run read sys.stdin: it must read its lines from input_stream only, with input_stream.readline()",
-                       "The streams are what make run testable: a test, a script or a grader hands it any object "
-                       "with .readline(); the keyboard is only one of them."),
-    "reads_on": Text("run went on reading after the end of the input ({reads} more reads returned ''); it should "
-                     "return the first time", EMPTY_LINE_HINT),
-    "writes_on": Text("run wrote more than {limit:,} characters: it seems to loop without end", EMPTY_LINE_HINT),
-    "printed": Text("{situation}: run wrote nothing to output_stream, but printed to the notebook ({printed!r})",
-                    "Write everything to output_stream: output_stream.write(...), or print(..., file=output_stream)."),
-    "wrote_nothing": Text("{situation}: run wrote nothing to output_stream", PROMPT_HINT),
-    "no_prompt": Text("{situation}: run never wrote the prompt {prompt!r} to output_stream", PROMPT_HINT),
-    "line_differs": Text("{situation}: line {number} of the output is {mine}; expected {theirs}"),
-    "nothing": Text(passed="(nothing)"),
-    "nothing_more": Text(passed="(nothing more)"),
-    "prompt_hint": Text(hint=PROMPT_HINT),
-    "tool_line_hint": Text(hint="One line per tool call: f\"[tool] {block.name}({block.input}) -> {output}\\n\", the "
-                                "input dict as Python prints it (not JSON), the output exactly as run_tool returned it."),
-    "agent_line_hint": Text(hint=AGENT_LINE_HINT),
-    # the model's calls
-    "called_again": Text("{situation}: run called the model again after its final reply (the scenario scripted "
-                         "{count} {replies})",
-                         "Call the model again only while stop_reason is 'tool_use'; after any other stop_reason, "
-                         "write the Agent> line and read the next line."),
-    "one_reply": Text(passed="reply"),
-    "replies": Text(passed="replies"),
-    "raised": Text("{situation}: run raised {error}{where}"),
-    "first_request": Text("{situation}: the first request should hold one user message, the line read; it held "
-                          "{count} message(s)"),
-    "user_message": Text("{situation}: the user message was {said!r}; expected the line without its newline, "
-                         "{question!r}", "Append {'role': 'user', 'content': line.strip()} to messages."),
-    "no_calculator": Text("{situation}: the request did not offer the calculator tool (tools={names})",
-                          "Pass tools=TOOLS."),
-    "default_system": Text("{situation}: the request's system prompt was {system!r}; by default it should be "
-                           "SYSTEM_PROMPT",
-                           "Pass system=system to client.messages.create; the parameter's default is SYSTEM_PROMPT."),
-    "no_is_error": Text("{situation}: the tool_result sent back for the failed call has is_error={flag!r}; it should "
-                        "be True",
-                        "Build each result with tool_result(block, output): it flags an 'Error: ...' output with "
-                        "is_error: true, so the model knows the call failed."),
-    "history_lost": Text("{situation}: the second line's request held {count} message(s); it should hold the {first} "
-                         "messages of the first turn, then the new line",
-                         "Create the messages list once, before the loop that reads lines, and keep appending to it: "
-                         "the model only remembers what each request sends again."),
-    "history_kept": Text("{situation}: the second line's request should start with the first question and end with "
-                         "the second one", "Keep one messages list for the whole session.",
-                         passed="the history is kept across turns"),
-    "called_on_nothing": Text("nothing to read: run called the model although the input was empty; at the end of the "
-                              "input (readline() returns '') it should return", PROMPT_HINT),
-    "went_on": Text("{situation}: run went on after the empty line (line 2) and called the model again; an empty line "
-                    "ends the session, like the end of the input", EMPTY_LINE_HINT),
-    "not_said_cut": Text("{situation}: after the cut reply, run wrote {wrote!r}; it should write an Agent> line that "
-                         "says the reply was cut short (max_tokens)", STOP_REASON_HINT),
-    "next_line": Text("{situation}: the next line should be answered as usual; run wrote {wrote!r}",
-                      "After a cut reply, go on reading lines: the session is not over."),
-    "ran_cut_call": Text("{situation}: run went on with the tool call of a reply that was cut short (stop_reason "
-                         "'max_tokens'); its input may be cut in half, so it must not run", TOOL_ONLY_HINT),
-    "printed_cut_call": Text("{situation}: run ran the cut tool call ({wrote!r}); a reply cut by max_tokens may hold a "
-                             "half-written call, so it must not run", TOOL_ONLY_HINT),
-    "not_said_cut_call": Text("{situation}: run wrote {wrote!r}; it should write an Agent> line that says the reply "
-                              "was cut short (max_tokens)", STOP_REASON_HINT),
-    "not_said_refused": Text("{situation}: run wrote {wrote!r}; it should write an Agent> line that says the model "
-                             "refused (refusal)", STOP_REASON_HINT,
-                             passed="says so on max_tokens (running no cut tool call) and on refusal, without "
-                                    "crashing, and goes on"),
-    "crash_on_stop": Text(hint=STOP_REASON_HINT),
-    "crash_on_cap": Text(hint="A program should not crash when the model goes on: after max_iterations calls, write an "
-                              "Agent> line that says so, and read the next line."),
-    "past_cap": Text("{situation}: run called the model more than 3 times; it should stop after max_iterations calls",
-                     "Bound the inner loop: for _ in range(max_iterations): ..., and use the parameter, not a number "
-                     "of your own."),
-    "custom_sent": Text("{situation}: run(..., system={custom!r}) sent the system prompt {sent!r}",
-                        "Pass system=system to client.messages.create, not SYSTEM_PROMPT.",
-                        passed="sends a custom system prompt"),
-    "minimal_rules": Text("with a minimal client: the history sent breaks the API's rules: {message}"),
-    "minimal_again": Text("with a minimal client: run called the model again after its final reply",
-                          "Call the model again only while stop_reason is 'tool_use'."),
-}
+TEXTS, HINTS = catalogue(__file__)  # the words of these checks: texts/notebook4.toml
 
 
 def transcript(*turns: list[str]) -> str:
@@ -529,18 +411,4 @@ def _any_client(session: Session, report: Report) -> None:
 # The course manifest (looplab/course.py) names this module; these are what it reads.
 CHECKERS = {
     "4.1": check_run,
-}
-
-HINTS = {
-    "4.1": [
-        "Two loops. The outer one writes 'User> ' to output_stream, reads input_stream.readline(), and returns at '' "
-        "(end of input) or an empty line; the inner one calls the model while stop_reason is 'tool_use', at most "
-        "max_iterations times. Create the messages list once, before the outer loop, so the history lasts the session.",
-        "For each tool_use block (found by its type, never content[0]): output = run_tool(block.name, block.input); "
-        "write f\"[tool] {block.name}({block.input}) -> {output}\\n\"; collect tool_result(block, output). All the "
-        "results go back in ONE user message.",
-        "Then write f\"Agent> {reply}\\n\", the text blocks of the last reply joined. On 'max_tokens' or 'refusal', "
-        "write an Agent> line that names the stop reason (a refusal may have no text block), run no tool call of a "
-        "cut reply, and drop that reply from messages. Never raise: a program goes on to the next line.",
-    ],
 }
