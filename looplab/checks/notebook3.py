@@ -188,7 +188,6 @@ AGENT_SCENARIOS = [  # asked after QUESTION; each answer is the last reply's tex
 ]
 
 
-
 def check_agent_turn(agent_turn, report: Report) -> None:
     report.require_function(agent_turn, "agent_turn")
     for scenario in AGENT_SCENARIOS:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import zip_longest
+from types import SimpleNamespace
 
 import anthropic
 
 from ..client import MODEL
 from ..history import to_wire
-from ..loop import SYSTEM_PROMPT
+from ..loop import SYSTEM_PROMPT, tool_result
 from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, never_stops
@@ -191,12 +193,8 @@ def expected_history(history: list, responses: list[dict]) -> list:
     for response in responses:
         expected.append({"role": "assistant", "content": response["content"]})
         if response["stop_reason"] == "tool_use":
-            calls = [block for block in response["content"] if block["type"] == "tool_use"]
-            results = []
-            for block in calls:
-                output = run_tool(block["name"], block["input"])
-                results.append({"type": "tool_result", "tool_use_id": block["id"], "content": output,
-                                **({"is_error": True} if is_error(output) else {})})
+            calls = [SimpleNamespace(**block) for block in response["content"] if block["type"] == "tool_use"]
+            results = [tool_result(call, run_tool(call.name, call.input)) for call in calls]  # the course's own
             expected.append({"role": "user", "content": results})
     return expected
 
@@ -255,9 +253,7 @@ def compare_history(actual: list, expected: list, start: int, report: Report) ->
     wire = to_wire(list(actual))
     shape = dict(count=len(wire), needed=len(expected), start=start, outline=outline(expected, report))
     report.require(len(wire) > start or len(expected) <= start, "not_in_place", **shape)
-    for index in range(max(len(wire), len(expected))):
-        mine = wire[index] if index < len(wire) else None
-        wanted = expected[index] if index < len(expected) else None
+    for index, (mine, wanted) in enumerate(zip_longest(wire, expected)):
         if mine is None:
             last = wanted["role"] == "assistant" and index == len(expected) - 1
             raise report.failure("last_reply_missing" if last else "history_short", **shape)
