@@ -9,7 +9,7 @@ import textwrap
 
 from .. import scripted
 from ..client import MODEL
-from ..scripted import calculator as calculator_call, reply, text, thinking
+from ..scripted import calculator as calc, reply, text, thinking
 from .core import NOT_WRITTEN, Report, catalogue, play
 
 QUESTION = "What is 4823 × 1979?"
@@ -107,11 +107,10 @@ def check_tool_definition(tool, report: Report) -> None:
 # --- 1.3 one_shot --------------------------------------------------------------------------------------
 
 ONE_SHOT_SCENARIOS = [
-    ("text_first", [reply(text("I'll use the calculator."), calculator_call("4823 * 1979"))], "9544717"),
-    ("thinking_first", [reply(thinking("Multiplying big numbers: use the tool."), calculator_call("4823 * 1979"))],
-     "9544717"),
-    ("tool_only", [reply(calculator_call("12 * 12"))], "144"),
-    ("tool_fails", [reply(text("Let me compute."), calculator_call("1 / 0"))], "Error: division by zero"),
+    ("text_first", [reply(text("I'll use the calculator."), calc("4823 * 1979"))], "9544717"),
+    ("thinking_first", [reply(thinking("Multiplying big numbers: use the tool."), calc("4823 * 1979"))], "9544717"),
+    ("tool_only", [reply(calc("12 * 12"))], "144"),
+    ("tool_fails", [reply(text("Let me compute."), calc("1 / 0"))], "Error: division by zero"),
     ("no_tool", [reply(text("That is 9,544,717."))], "That is 9,544,717."),
 ]
 
@@ -128,8 +127,4 @@ def check_one_shot(one_shot, report: Report) -> None:
 
 
 # The course manifest (looplab/course.py) names this module; these are what it reads.
-CHECKERS = {
-    "1.1": check_calculator,
-    "1.2": check_tool_definition,
-    "1.3": check_one_shot,
-}
+CHECKERS = {"1.1": check_calculator, "1.2": check_tool_definition, "1.3": check_one_shot}

@@ -8,8 +8,7 @@ from __future__ import annotations
 from .. import scripted
 from ..client import MODEL
 from ..recordings import canonical_blocks
-from ..scripted import reply, text, thinking, tool_use
-from ..scripted import calculator as calculator_call
+from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from ..tools import TOOLS, is_error, run_tool
 from . import turns
 from .core import Report, catalogue
@@ -26,7 +25,7 @@ TEXTS = {**turns.TEXTS, **OWN_TEXTS}  # the harness's rows, in this notebook's w
 
 
 # The model asks for two calls, one that works and one that fails; the second reply answers their results.
-BOTH_CALLS = [reply(text("I'll compute both."), calculator_call("4823 * 1979"), calculator_call("1 / 0")),
+BOTH_CALLS = [reply(text("I'll compute both."), calc("4823 * 1979"), calc("1 / 0")),
               reply(text("4823 × 1979 = 9,544,717; 1 / 0 has no value."))]
 OUTPUTS = ("9544717", "Error: division by zero")  # of those two calls
 
@@ -57,30 +56,31 @@ def check_tool_result(tool_result, report: Report) -> None:
 
     report.enter("sending_results")
     messages.append({"role": "assistant", "content": message.content})
-    messages.append({"role": "user", "content": [tool_result(block, run_tool(block.name, block.input)) for block in blocks]})
+    results = [tool_result(block, run_tool(block.name, block.input)) for block in blocks]
+    messages.append({"role": "user", "content": results})
     client.messages.create(model=MODEL, max_tokens=64, tools=TOOLS, messages=messages)
     report.note("api_accepts")
 
 
 # --- 2.2 agent_turn ------------------------------------------------------------------------------------
 
-TEXT_FIRST = Scenario("text_first", [reply(text("I'll use the calculator."), calculator_call("4823 * 1979")),
+TEXT_FIRST = Scenario("text_first", [reply(text("I'll use the calculator."), calc("4823 * 1979")),
                                      reply(text("4823 × 1979 = 9,544,717."))])
-CHAIN_REPLIES = [reply(text("First, the boxes."), calculator_call("1250 * 48")),
-                 reply(calculator_call("60000 * 36")),
-                 reply(text("Now the truck loads."), calculator_call("2160000 / 9600")),
+CHAIN_REPLIES = [reply(text("First, the boxes."), calc("1250 * 48")),
+                 reply(calc("60000 * 36")),
+                 reply(text("Now the truck loads."), calc("2160000 / 9600")),
                  reply(text("It takes 225 truck loads."))]
 
 AGENT_TURN_SCENARIOS = [
     TEXT_FIRST,
-    Scenario("thinking_first", [reply(thinking("Big numbers: use the calculator."), calculator_call("12 * 12")),
+    Scenario("thinking_first", [reply(thinking("Big numbers: use the calculator."), calc("12 * 12")),
                                 reply(thinking("The tool says 144."), text("12 × 12 = 144."))]),
     Scenario("chain", CHAIN_REPLIES, [{"role": "user", "content": CHAINED}]),
-    Scenario("failing", [reply(text("Let me compute."), calculator_call("1 / 0")),
+    Scenario("failing", [reply(text("Let me compute."), calc("1 / 0")),
                          reply(text("That has no value: you cannot divide by zero."))],
              [{"role": "user", "content": "What is 1 / 0?"}]),
     Scenario("no_tool", [reply(text("Hello! Ask me any arithmetic."))], [{"role": "user", "content": "Hello!"}]),
-    Scenario("second_question", [reply(text("Let me compute."), calculator_call("9544717 * 2")),
+    Scenario("second_question", [reply(text("Let me compute."), calc("9544717 * 2")),
                                  reply(text("Twice that is 19,089,434."))],
              [{"role": "user", "content": QUESTION},
               {"role": "assistant", "content": [{"type": "text", "text": "4823 × 1979 = 9,544,717."}]},
@@ -112,8 +112,4 @@ def check_cap(agent_turn, report: Report) -> None:
 
 
 # The course manifest (looplab/course.py) names this module; these are what it reads.
-CHECKERS = {
-    "2.1": check_tool_result,
-    "2.2": check_agent_turn,
-    "2.3": check_cap,
-}
+CHECKERS = {"2.1": check_tool_result, "2.2": check_agent_turn, "2.3": check_cap}

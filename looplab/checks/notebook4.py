@@ -37,7 +37,7 @@ from ..history import to_wire
 from ..loop import SYSTEM_PROMPT
 from ..recordings import canonical_blocks
 from ..rules import check_request
-from ..scripted import TooManyCalls, calculator as calculator_call, never_stops, reply, text, thinking, tool_use
+from ..scripted import TooManyCalls, calculator as calc, never_stops, reply, text, thinking, tool_use
 from ..tools import run_tool
 from .core import Report, catalogue, play
 from .turns import final_text
@@ -47,7 +47,7 @@ ASKED = f"{QUESTION}\n"
 FOLLOW_UP = "And that divided by 7?"
 PROMPT = "User> "
 AGENT = "Agent>"
-TOOL_LINE = "[tool] {name}({input}) -> {output}"  # the input dict as Python prints it, the output as run_tool returns it
+TOOL_LINE = "[tool] {name}({input}) -> {output}"  # the input as Python prints a dict, the output as run_tool says
 AGENT_LINE = AGENT + " {text}"
 CUSTOM_SYSTEM = "Answer in one word."
 MAX_READS_AT_END = 5
@@ -151,32 +151,29 @@ def _custom_sent(report: Report, output: str, turn) -> None:
 
 
 TWO_TURNS = [
-    reply(text("I'll use the calculator."), calculator_call("4823 * 1979")),
+    reply(text("I'll use the calculator."), calc("4823 * 1979")),
     reply(text("4823 × 1979 = 9,544,717.")),
-    reply(calculator_call("9544717 / 7")),
+    reply(calc("9544717 / 7")),
     reply(text("That is 1,363,531.")),
 ]
 ANSWERED_AS_USUAL = "[tool] calculator({'expression': '12 * 12'}) -> 144\nAgent> 12 × 12 = 144."
 
 RUN_SCENARIOS = [
     Run("words", ASKED, [reply(text("It is 9,544,717."))], then=_first_request, note="one_turn_ok"),
-    Run("text_first", ASKED,
-        [reply(text("I'll use the calculator."), calculator_call("4823 * 1979")), reply(text("4823 × 1979 = 9,544,717."))]),
-    Run("thinking_first", ASKED,
-        [reply(thinking("A big product: use the tool."), text("Let me compute that."), calculator_call("4823 * 1979")),
-         reply(thinking("The tool said 9544717."), text("That is 9,544,717."))]),
+    Run("text_first", ASKED, [reply(text("I'll use the calculator."), calc("4823 * 1979")),
+                              reply(text("4823 × 1979 = 9,544,717."))]),
+    Run("thinking_first", ASKED, [reply(thinking("A big product: use the tool."), text("Let me compute that."),
+                                        calc("4823 * 1979")),
+                                  reply(thinking("The tool said 9544717."), text("That is 9,544,717."))]),
     Run("two_calls", "What are 4823 × 1979 and 1234 / 8?\n",
-        [reply(text("Both at once."), calculator_call("4823 * 1979"), calculator_call("1234 / 8")),
-         reply(text("9,544,717 and 154.25."))]),
+        [reply(text("Both at once."), calc("4823 * 1979"), calc("1234 / 8")), reply(text("9,544,717 and 154.25."))]),
     Run("three_calls", "What are 2 + 3, 4 * 5 and 10 / 4?\n",
-        [reply(calculator_call("2 + 3"), calculator_call("4 * 5"), calculator_call("10 / 4")),
-         reply(text("5, 20 and 2.5."))]),
+        [reply(calc("2 + 3"), calc("4 * 5"), calc("10 / 4")), reply(text("5, 20 and 2.5."))]),
     Run("chain", "What is 4823 × 1979, divided by 7?\n",
-        [reply(calculator_call("4823 * 1979")), reply(text("Now the division."), calculator_call("9544717 / 7")),
+        [reply(calc("4823 * 1979")), reply(text("Now the division."), calc("9544717 / 7")),
          reply(text("It is 1,363,531."))]),
-    Run("tool_fails", "What is 1 / 0?\n",
-        [reply(text("Let me try."), calculator_call("1 / 0")), reply(text("Dividing by zero has no answer."))],
-        then=_error_flagged),
+    Run("tool_fails", "What is 1 / 0?\n", [reply(text("Let me try."), calc("1 / 0")),
+                                           reply(text("Dividing by zero has no answer."))], then=_error_flagged),
     Run("unknown_tool", "What's the weather in Paris?\n",
         [reply(tool_use("weather", {"city": "Paris"})), reply(text("I have no weather tool, sorry."))],
         then=_error_flagged, note="transcripts_ok"),
@@ -185,10 +182,9 @@ RUN_SCENARIOS = [
     Run("empty_line", f"{QUESTION}\n\n{FOLLOW_UP}\n", TWO_TURNS[:2], again="went_on",
         stray=(TooManyCalls, anthropic.BadRequestError), note="end_ok"),
     Run("cut_short", f"{QUESTION}\nWhat is 12 × 12?\n",
-        [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), reply(calculator_call("12 * 12")),
+        [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), reply(calc("12 * 12")),
          reply(text("12 × 12 = 144."))], exact=False, then=_said_cut_then_went_on, crash="crash_on_stop"),
-    Run("cut_in_call", ASKED,
-        [reply(text("I'll use the calculator."), calculator_call("4823 * 19"), stop_reason="max_tokens")],
+    Run("cut_in_call", ASKED, [reply(text("I'll use the calculator."), calc("4823 * 19"), stop_reason="max_tokens")],
         exact=False, then=_ran_no_cut_call, again="ran_cut_call"),
     Run("refusal", "Help me cheat on my exam.\n", [reply(stop_reason="refusal")], exact=False, then=_said_refused,
         crash="crash_on_stop"),
@@ -204,7 +200,7 @@ MINIMAL_REPLIES = [  # what a client that is not the SDK's may return: only stop
     ]),
     SimpleNamespace(stop_reason="end_turn", content=[SimpleNamespace(type="text", text="It is 9,544,717.")]),
 ]
-MINIMAL_OUTPUT = expected_output([reply(calculator_call("4823 * 1979")), reply(text("It is 9,544,717."))])
+MINIMAL_OUTPUT = expected_output([reply(calc("4823 * 1979")), reply(text("It is 9,544,717."))])
 
 
 # --- the session: guarded keyboard, bounded streams -------------------------------------------------------
@@ -394,6 +390,4 @@ def _any_client(session: Session, report: Report) -> None:
 
 
 # The course manifest (looplab/course.py) names this module; these are what it reads.
-CHECKERS = {
-    "4.1": check_run,
-}
+CHECKERS = {"4.1": check_run}
