@@ -2,8 +2,8 @@
 
 A checker is a plain function `checker(obj, report)` that exercises the learner's object (with
 `play`, against a scripted model) and calls `report.require(condition, "key", ...)` for each thing
-it verifies; the words for each key sit in its module's TEXTS table (`Text` rows), never in the
-code. The first unmet expectation stops the check; everything met before it is listed as passed.
+it verifies; the words for each key sit in its module's catalogue, texts/<module>.toml (read into
+TEXTS, `Text` rows), never in the code. The first unmet expectation stops the check; everything met before it is listed as passed.
 What the learner sees is a short panel (HTML and text): what passed, the first thing that failed
 in plain words, and a hint.
 
@@ -55,7 +55,8 @@ class Text:
 
     `failed` and `passed` are `str.format` templates over the values the checker passes (and
     `situation`); `hint` is plain words, never formatted, so it can show code with braces.
-    A second language is a column: each row gains `other={"fr": Text(...)}`, and LANGUAGE picks it.
+    A second language is a column: a row's [key.fr] sub-table becomes `other={"fr": Text(...)}`, and
+    LANGUAGE picks it.
     """
 
     failed: str = ""

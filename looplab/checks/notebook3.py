@@ -4,8 +4,8 @@ The id is the only thread between a call and its result, so every check here loo
 what travels with them: a result citing the right id must hold that call's output, whatever the
 order of the results. Histories are compared on meaning (recordings.canonical_blocks), so SDK
 objects and the dicts a learner writes compare equal when the API would see the same thing.
-agent_turn is played by the harness it shares with notebook 2 (turns.py); the rows below that
-share a key with turns.TEXTS are this notebook's own wording of the same failure.
+agent_turn is played by the harness it shares with notebook 2 (turns.py); the rows of
+texts/notebook3.toml that share a key with turns.toml are this notebook's own wording of the same failure.
 """
 
 from __future__ import annotations

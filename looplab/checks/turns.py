@@ -4,7 +4,7 @@ A Scenario is the scripted replies, the history before the call and the options 
 What agent_turn should do follows from them: call the model once per reply, keep each reply
 verbatim, answer each round of calls with ONE user message of results, return the last reply's
 text. Notebooks 2 and 3 play the same scenarios through the same code; where notebook 3 words a
-failure differently (its learners have met run_tools), its TEXTS replace a row of this one.
+failure differently (its learners have met run_tools), its catalogue's row replaces this one's.
 """
 
 from __future__ import annotations
