@@ -12,6 +12,7 @@ import importlib
 import re
 import string
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -114,8 +115,6 @@ def _literals(module: str) -> set[str]:
 def test_every_row_of_a_catalogue_is_used(module):
     """A key the code never names is a dead row (a string literal anywhere in the readers' code counts: a
     scenario table's key, a key handed to a helper); a row another row is `like` is used by that one."""
-    import tomllib
-
     rows = tomllib.loads((CHECKS_DIR / "texts" / f"{module}.toml").read_text())
     rows.pop("hints", None)
     named = set().union(*(_literals(reader) for reader in _readers(module)))
