@@ -1,7 +1,7 @@
 """The grader: every kind of submission gets exactly the rows it should, and submissions stay untouched.
 
-The fixture set (tests/grading_fixtures/, made from the course's notebooks by make_fixtures.py) is
-graded once, as an instructor would, with `python -m looplab.grade submissions --jobs 2`, and the
+The fixture set (made from the course's notebooks by tests/grading_fixtures/make_fixtures.py when the
+tests run) is graded once, as an instructor would, with `python -m looplab.grade submissions --jobs 2`, and the
 gradebook is compared row by row. Cell numbers in the expected rows are read from the fixtures, so
 the test follows the notebooks when they change; check messages longer than a line are compared
 on a stable part.
@@ -28,9 +28,11 @@ from looplab.course import COURSE
 from looplab.exercises import SOLUTIONS
 
 FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
-SUBMISSIONS = FIXTURES / "submissions"
 sys.path.insert(0, str(FIXTURES))
 import make_fixtures  # noqa: E402
+
+SUBMISSIONS = make_fixtures.built()  # built from the solutions when the tests run, never committed
+WORKDIR = SUBMISSIONS.parent  # the grader runs here, so the gradebook names files "submissions/..."
 
 CELL_TIMEOUT = 5  # seconds: the endless loop costs 5 s in its cell, 10 s in the check, 5 s in its check cell
 # The rest of the set is graded with a limit no honest cell meets even on a loaded machine (notebook 4
@@ -69,7 +71,7 @@ def digest_tree(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def run_grader(*args: str, cwd: Path = FIXTURES, timeout: float = 240) -> subprocess.CompletedProcess:
+def run_grader(*args: str, cwd: Path = WORKDIR, timeout: float = 240) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "looplab.grade", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout)
 
@@ -181,14 +183,12 @@ def expected_rows() -> list[tuple]:
 # --- the fixtures --------------------------------------------------------------------------------------
 
 
-def test_fixtures_are_exactly_what_make_fixtures_makes(tmp_path):
+def test_the_fixtures_are_built_the_same_every_time(tmp_path):
+    """Built twice, byte for byte the same: the expected rows below never depend on when they were made."""
     made = make_fixtures.build(tmp_path / "submissions")
-    assert {str(p.relative_to(tmp_path / "submissions")) for p in made} == set(digest_tree(SUBMISSIONS)), (
-        "tests/grading_fixtures/submissions is out of date: run `make notebooks` (python scripts/regenerate.py)")
+    assert {str(p.relative_to(tmp_path / "submissions")) for p in made} == set(digest_tree(SUBMISSIONS))
     for path in made:
-        relative = path.relative_to(tmp_path / "submissions")
-        assert filecmp.cmp(path, SUBMISSIONS / relative, shallow=False), (
-            f"{relative} is out of date: run `make notebooks` (python scripts/regenerate.py)")
+        assert filecmp.cmp(path, SUBMISSIONS / path.relative_to(tmp_path / "submissions"), shallow=False), path
 
 
 # --- grading the whole set --------------------------------------------------------------------------------
@@ -198,8 +198,8 @@ def test_the_gradebook_has_exactly_the_expected_rows(graded):
     assert graded.header == grade.CSV_COLUMNS
     expected = expected_rows()
     assert [tuple(row) for row in graded.rows] == expected, (
-        "the gradebook differs from expected_rows() in tests/test_grade.py: if an edit to the course made the "
-        "fixtures stale, `make notebooks` first; if grading changed on purpose, update expected_rows()")
+        "the gradebook differs from expected_rows() in tests/test_grade.py (the fixtures are built from the "
+        "solutions as they are now): if grading changed on purpose, update expected_rows()")
 
 
 def test_submissions_are_never_modified(graded):
@@ -359,7 +359,7 @@ def test_without_its_provisioner_the_grader_starts_kernels_the_plain_way(graded,
     from looplab.grade import kernels
 
     monkeypatch.setattr(kernels, "PROVISIONER_NAME", "looplab-not-registered")
-    monkeypatch.chdir(FIXTURES)
+    monkeypatch.chdir(WORKDIR)
     options = grade.GradingOptions(jobs=1, cell_timeout=CELL_TIMEOUT)
     with ThreadPoolExecutor(1) as thread:  # its own thread: an earlier test may leave this one's event loop running
         result = thread.submit(grade.grade, [f"submissions/partial/{NB1}.ipynb"], options).result()

@@ -29,7 +29,10 @@ import looplab
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "looplab"
-SUBMISSIONS = ROOT / "tests" / "grading_fixtures" / "submissions"
+sys.path.insert(0, str(ROOT / "tests" / "grading_fixtures"))
+import make_fixtures  # noqa: E402
+
+SUBMISSIONS = make_fixtures.built()  # built from the solutions when the tests run
 
 # The authoring side: imported by instructors and maintainers, never by `import looplab`.
 AUTHORING = ("looplab.grade", "looplab.exercises")
