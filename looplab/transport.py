@@ -19,6 +19,7 @@ from typing import Callable
 import anthropic
 import httpx2
 
+from .error_display import brief_traceback
 from .recordings import Recording
 from .rules import check_request, error_body
 
@@ -29,8 +30,12 @@ class NotRecordedError(anthropic.AnthropicError):
     """Offline, and this conversation was never recorded.
 
     It derives from the SDK's own base error, so the SDK lets it through unchanged: no
-    "Connection error.", no retries.
+    "Connection error.", no retries. In a notebook it shows its message and the learner's own
+    lines, not the frames of the SDK and of this transport (error_display.py).
     """
+
+    def _render_traceback_(self) -> list[str]:
+        return brief_traceback(self)
 
 
 def _json_response(status_code: int, body: dict, request_id: str) -> httpx2.Response:
