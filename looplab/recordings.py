@@ -147,6 +147,16 @@ def _results_in_order_of(recorded: Any, yours: Any) -> Any:
     return {**recorded, "content": ordered + recorded["content"][count:]}
 
 
+def typed_line(message: Any) -> str | None:
+    """The text of a user message made only of text (a line a person typed), else None."""
+    if not (isinstance(message, dict) and message.get("role") == "user" and isinstance(message.get("content"), list)):
+        return None
+    blocks = message["content"]
+    if not blocks or not all(isinstance(block, dict) and block.get("type") == "text" for block in blocks):
+        return None
+    return "".join(block.get("text", "") for block in blocks)
+
+
 def conversation_key(request: dict) -> str:
     return json.dumps(canonical_conversation(request), sort_keys=True, ensure_ascii=False)
 
@@ -255,6 +265,24 @@ class Recording:
             for index, message in enumerate(recorded["messages"])
         ]
         return first_difference(recorded, sent)
+
+    def recorded_lines(self, request: dict) -> list[list[str]]:
+        """What a person can type and get an answer to offline: the user lines of each recorded
+        conversation with this request's setup (model, system, tools), one list per conversation.
+
+        A conversation that opens a longer one is part of it, so only the longest is kept.
+        """
+        yours = canonical_conversation(request)
+        conversations: list[list[str]] = []
+        for exchange in self.exchanges:
+            recorded = canonical_conversation(exchange["request"])
+            if any(recorded[key] != yours[key] for key in ("model", "system", "tools")):
+                continue
+            lines = [line for line in map(typed_line, recorded["messages"]) if line is not None]
+            if lines and lines not in conversations:
+                conversations.append(lines)
+        return [lines for lines in conversations
+                if not any(len(other) > len(lines) and other[: len(lines)] == lines for other in conversations)]
 
     def add(self, request: dict, response: dict) -> None:
         """Keep one answer per conversation: re-recording a conversation replaces its answer."""
