@@ -9,7 +9,8 @@ without a student ("Points Possible") are skipped.
 The file written has one row per roster student, in the roster's order, with the five columns and one
 column per course notebook that anyone handed in, holding the points of the submission that counts
 (class_results.py); empty for a student who did not hand that notebook in. Its second row is Canvas's
-"Points Possible" row. A notebook's column is named after the assignment of the roster whose name (the
+"Points Possible" row, each notebook's total: Canvas imports points as they are, so the assignment's
+points should be that total. A notebook's column is named after the assignment of the roster whose name (the
 header without its " (id)") is the notebook's title or file name, so the import updates that
 assignment; without one it is the notebook's title alone, and Canvas creates the assignment on
 import (export the gradebook again afterwards and use it as the roster). Learners who are not on the
@@ -57,6 +58,31 @@ class Roster:
     def key(student: dict[str, str]) -> str:
         """How to name a student in a message: the first of their matched-on columns that is filled."""
         return next((student[column] for column in MATCHED_ON if student[column]), student["Student"])
+
+    def match(self, learners: list[str]) -> RosterMatch:
+        return RosterMatch(self, {learner: self.student(learner) for learner in learners})
+
+
+@dataclass
+class RosterMatch:
+    """The graded learners matched to the roster: who is not on it, and who on it handed nothing in."""
+
+    roster: Roster
+    students: dict[str, dict[str, str] | None]  # learner -> their roster row, None if not on the roster
+
+    @property
+    def not_on_roster(self) -> list[str]:
+        return [learner for learner, student in self.students.items() if student is None]
+
+    @property
+    def without_submission(self) -> list[str]:
+        """The roster students no learner was matched to, each named by Roster.key."""
+        matched = [student for student in self.students.values() if student is not None]
+        return [self.roster.key(student) for student in self.roster.students
+                if not any(student is other for other in matched)]
+
+    def learners_of(self, student: dict[str, str]) -> list[str]:
+        return [learner for learner, matched in self.students.items() if matched is student]
 
 
 def read_roster(path: Path) -> Roster:
@@ -107,21 +133,16 @@ def canvas_export(rows: list[Row], roster: Roster, course: Course = COURSE) -> C
     notebooks = [notebook for notebook in course.notebooks if notebook.stem in handed_stems]
     header = STUDENT_COLUMNS + [column_name(notebook, roster) for notebook in notebooks]
     table = [["    " + POINTS_POSSIBLE, "", "", "", ""] + [max_points(notebook) for notebook in notebooks]]
-    students = {learner: roster.student(learner) for learner in learners}
-    without = []
+    matched = roster.match(list(learners))
     for student in roster.students:
-        names = [learner for learner, matched in students.items() if matched is student]
         handed_in = {}
-        for learner in names:  # two folders for one student (login and ID): the better of each notebook
+        for learner in matched.learners_of(student):  # two folders for one student: the better of each notebook
             for stem, handed in learners[learner].items():
                 if stem not in handed_in or handed.points > handed_in[stem].points:
                     handed_in[stem] = handed
-        if not handed_in:
-            without.append(roster.key(student))
         table.append([student[column] for column in STUDENT_COLUMNS]
                      + [handed_in[nb.stem].points if nb.stem in handed_in else "" for nb in notebooks])
-    not_on_roster = [learner for learner, matched in students.items() if matched is None]
-    return CanvasExport(header, table, not_on_roster, without)
+    return CanvasExport(header, table, matched.not_on_roster, matched.without_submission)
 
 
 def write_canvas(rows: list[Row], roster: Roster, path: Path) -> CanvasExport:

@@ -128,11 +128,8 @@ class ClassReport:
         self.not_on_roster: list[str] = []
         self.without_submission: list[str] = []
         if roster is not None:
-            on_roster = {learner: roster.student(learner) for learner in self.learners}
-            self.not_on_roster = [learner for learner, student in on_roster.items() if student is None]
-            matched = [id(student) for student in on_roster.values() if student is not None]
-            self.without_submission = [roster.key(student) for student in roster.students
-                                       if id(student) not in matched]
+            matched = roster.match(list(self.learners))
+            self.not_on_roster, self.without_submission = matched.not_on_roster, matched.without_submission
         # Learners with no graded notebook (only broken files) and roster students who handed nothing
         # in still get a line: a row of "not handed in".
         names = list(self.learners) + [name for name in self.without_submission if name not in self.learners]
