@@ -109,8 +109,8 @@ def failures(exercise: Exercise, handed: list[Handed]) -> list[Failure]:
     """The failures of an exercise, most learners first (then by message)."""
     groups: dict[tuple[str, str], list[Handed]] = {}
     for one in handed:
-        row = one.row(exercise.id) or one.rows[0]
-        if row.status != Status.SOLVED.text() or row.exercise != exercise.id:
+        if not one.solved(exercise.id):
+            row = one.row(exercise.id)
             groups.setdefault((row.status, row.message), []).append(one)
     ranked = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0][1], item[0][0]))
     return [Failure(status, message, learners) for (status, message), learners in ranked]
@@ -152,8 +152,7 @@ class ClassReport:
         if handed is None:
             return (f'<td class="cell missing" {data} data-status="not handed in" '
                     f'title="{escape(learner)} · {exercise.id}: not handed in">—</td>')
-        row = handed.row(exercise.id) or handed.rows[0]
-        points = row.points if row.exercise == exercise.id else 0
+        row, points = handed.row(exercise.id), handed.points_for(exercise.id)
         tip = f"{learner} · {exercise.id} {exercise.title}: {row.status}" + (f"\n{row.message}" if row.message else "")
         inner = f"<b>{points}/{exercise.points}</b>{escape(short_label(row.status))}"
         return (f'<td class="cell {kind(row)}" {data} data-status="{escape(row.status)}" title="{escape(tip)}">'
@@ -161,7 +160,7 @@ class ClassReport:
 
     def pass_rate(self, notebook: Notebook, exercise: Exercise) -> str:
         handed = self.graded(notebook.stem)
-        passed = sum(1 for one in handed if (row := one.row(exercise.id)) and row.status == Status.SOLVED.text())
+        passed = sum(one.solved(exercise.id) for one in handed)
         if not handed:
             return f'<td data-exercise="{exercise.id}">—</td>'
         percent = round(100 * passed / len(handed))
@@ -196,7 +195,7 @@ class ClassReport:
             handed = self.graded(notebook.stem)
             for exercise in notebook.exercises:
                 ranked = failures(exercise, handed)
-                solved = len(handed) - sum(len(failure.learners) for failure in ranked)
+                solved = sum(one.solved(exercise.id) for one in handed)
                 heading = (f"<h3>{exercise.id} {escape(exercise.title)} <small>({escape(notebook.title)}): "
                            f"{solved} of {len(handed)} solved</small></h3>")
                 if not ranked:

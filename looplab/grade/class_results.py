@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..course import COURSE, Course, Notebook
 from .gradebook import Row
+from .status import Status
 
 
 @dataclass
@@ -38,8 +39,17 @@ class Handed:
         """False for a submission that could not be graded at all (its one row has no exercise)."""
         return any(row.exercise for row in self.rows)
 
-    def row(self, exercise_id: str) -> Row | None:
-        return next((row for row in self.rows if row.exercise == exercise_id), None)
+    def row(self, exercise_id: str) -> Row:
+        """The exercise's row; for a submission that could not be graded, its one row (which says why)."""
+        return next((row for row in self.rows if row.exercise == exercise_id), self.rows[0])
+
+    def points_for(self, exercise_id: str) -> int:
+        row = self.row(exercise_id)
+        return row.points if row.exercise == exercise_id else 0
+
+    def solved(self, exercise_id: str) -> bool:
+        row = self.row(exercise_id)
+        return row.exercise == exercise_id and row.status == Status.SOLVED.text()
 
 
 def max_points(notebook: Notebook) -> int:

@@ -17,7 +17,6 @@ from pathlib import Path
 from ..course import COURSE, Course
 from .class_results import by_submission, counted, ungraded
 from .gradebook import Row
-from .status import Status
 
 VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
 FOOTNOTE = ("Graded offline, each notebook from top to bottom in a fresh kernel; only the grader's own run "
@@ -40,15 +39,13 @@ def results(rows: list[Row], execution_time: float = 0, visibility: str = "visib
     for handed_in in counted(rows, course).values():
         for handed in handed_in.values():
             for exercise in handed.notebook.exercises:
-                row = handed.row(exercise.id) or handed.rows[0]  # an ungradable file: its one row, for each
-                solved = row.exercise == exercise.id and row.status == Status.SOLVED.text()
                 tests.append({
                     "number": exercise.id,
                     "name": f"{exercise.id} {exercise.title} ({handed.notebook.title})",
-                    "score": row.points if row.exercise == exercise.id else 0,
+                    "score": handed.points_for(exercise.id),
                     "max_score": exercise.points,
-                    "status": "passed" if solved else "failed",
-                    "output": _output(row),
+                    "status": "passed" if handed.solved(exercise.id) else "failed",
+                    "output": _output(handed.row(exercise.id)),
                     "output_format": "text",
                     "visibility": visibility,
                 })
