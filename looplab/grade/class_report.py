@@ -199,8 +199,8 @@ class ClassReport:
                 heading = (f"<h3>{exercise.id} {escape(exercise.title)} <small>({escape(notebook.title)}): "
                            f"{solved} of {len(handed)} solved</small></h3>")
                 if not ranked:
-                    parts.append(heading + f'<p class="all-solved" data-exercise="{exercise.id}">Everyone who handed '
-                                 "it in solved it.</p>")
+                    parts.append(heading + f'<p class="all-solved" data-exercise="{exercise.id}">Everyone whose '
+                                 "notebook was graded solved it.</p>")
                     continue
                 items = []
                 for failure in ranked:
