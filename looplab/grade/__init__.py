@@ -57,6 +57,11 @@ Cells are numbered from 1, counting every cell from the top, markdown included.
 their new outputs, without the grader's cells) and the grade as a last markdown cell, to
 DIR/<learner>/<file name>. Submissions are only ever read.
 
+Exports, built from the rows alone: `--report FILE` the class report, one self-contained HTML page
+(class_report.py); `--canvas FILE --roster FILE` a Canvas gradebook CSV (canvas.py); `--gradescope
+FILE` Gradescope's results.json (gradescope.py, run by grading/gradescope/run_autograder). Every CSV
+cell a spreadsheet would run as a formula gets a leading apostrophe (spreadsheet.py).
+
 What it cannot do: the learner's code runs in the same process as the checks (it has to: the
 checks call it), so code written specifically to attack the grader from inside the kernel
 (rewriting the grader's cells as they run, patching the interpreter) is beyond what any in-kernel

@@ -9,7 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-from .grading import GradingOptions, UsageError, grade
+from .canvas import Roster, RosterError, read_roster, write_canvas
+from .class_report import write_report
+from .gradescope import VISIBILITIES, write_results
+from .grading import GradingOptions, GradingResult, UsageError, grade
 from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
 from .report import summary_table, write_csv
 
@@ -24,7 +27,8 @@ def _default_jobs() -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m looplab.grade",
-        description="Grade submitted notebooks offline, each in a fresh kernel, into a CSV gradebook.",
+        description="Grade submitted notebooks offline, each in a fresh kernel, into a CSV gradebook "
+                    "(and, if asked, a class report, a Canvas CSV, Gradescope's results.json).",
     )
     parser.add_argument("submissions", nargs="+", help="notebook files and folders (a subfolder per learner, or flat)")
     parser.add_argument("--out", default="grades.csv", help="the CSV gradebook to write (default: grades.csv)")
@@ -37,12 +41,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plain-kernels", action="store_true",
                         help="start every kernel from scratch instead of forking it from a template")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+    exports = parser.add_argument_group("exports")
+    exports.add_argument("--report", metavar="FILE", help="also write the class report, one HTML page, here")
+    exports.add_argument("--canvas", metavar="FILE", help="also write a Canvas gradebook CSV here (needs --roster)")
+    exports.add_argument("--roster", metavar="FILE",
+                         help="the class's Canvas gradebook export (Student, ID, SIS User ID, SIS Login ID, Section); "
+                              "a learner's name is matched to their SIS Login ID")
+    exports.add_argument("--gradescope", metavar="FILE", help="also write Gradescope's results.json here")
+    exports.add_argument("--gradescope-visibility", choices=VISIBILITIES, default="visible",
+                         help="when learners see the Gradescope results (default: visible)")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     missing = [p for p in args.submissions if not Path(p).exists()]
     if missing:
         parser.error(f"no such file or folder: {', '.join(missing)}")
+    if args.canvas and not args.roster:
+        parser.error("--canvas needs --roster: the Canvas gradebook export that lists the class")
+    try:
+        roster = read_roster(Path(args.roster)) if args.roster else None
+    except RosterError as error:
+        parser.error(str(error))
 
     started = time.monotonic()
     options = GradingOptions(jobs=args.jobs, cell_timeout=args.cell_timeout, timeout=args.timeout,
@@ -57,15 +76,32 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     elapsed = time.monotonic() - started
     write_csv(result.rows, Path(args.out))
-    for note in result.notes:
+    notes = list(result.notes) + write_exports(args, result, roster, elapsed)
+    for note in notes:
         print(f"looplab.grade: {note}", file=sys.stderr)
     if not args.quiet:
         graded = result.submissions
         print(summary_table(result.rows))
         print(f"\n{graded} submission(s) graded in {elapsed:.1f} s ({elapsed / max(graded, 1):.2f} s each, "
               f"--jobs {args.jobs}); gradebook: {args.out}"
-              + (f"; feedback: {args.feedback}/" if args.feedback else ""))
+              + (f"; feedback: {args.feedback}/" if args.feedback else "")
+              + "".join(f"; {name}: {path}" for name, path in
+                        (("report", args.report), ("Canvas", args.canvas), ("Gradescope", args.gradescope)) if path))
     return 0
+
+
+def write_exports(args, result: GradingResult, roster: Roster | None, elapsed: float) -> list[str]:
+    """The files asked for beside the gradebook; returns notes for the instructor (who is not on the roster)."""
+    notes = []
+    if args.canvas:
+        export = write_canvas(result.rows, roster, Path(args.canvas))
+        if export.not_on_roster:
+            notes.append(f"not on the roster, so not in {args.canvas}: {', '.join(export.not_on_roster)}")
+    if args.report:
+        write_report(result.rows, Path(args.report), result.feedback, roster)
+    if args.gradescope:
+        write_results(result.rows, Path(args.gradescope), elapsed, args.gradescope_visibility)
+    return notes
 
 
 if __name__ == "__main__":

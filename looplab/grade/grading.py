@@ -38,6 +38,7 @@ class GradingResult:
     rows: list[Row]  # the gradebook, in order (learner, then file)
     submissions: int  # how many were graded
     notes: list[str] = field(default_factory=list)  # for the instructor (e.g. the template failed)
+    feedback: dict[str, Path] = field(default_factory=dict)  # a submission's file -> its feedback notebook
 
 
 class UsageError(Exception):
@@ -75,7 +76,7 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
         if options.feedback is not None and inside(options.feedback, roots):
             raise UsageError("--feedback must be outside the submissions: they are never written to")
         progress = GradingProgress(len(submissions)) if options.progress else None
-        taken: set[Path] = set()  # feedback files written
+        taken: dict[Path, str] = {}  # feedback files written -> the submission's file
 
         async def one(submission: Submission) -> list[Row]:
             rows = await grade_submission(submission, course, grader, options.feedback, taken)
@@ -89,11 +90,12 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
         if not template.done():
             await asyncio.gather(template, return_exceptions=True)
         await grader.close()
-    return GradingResult([row for rows in graded for row in rows], len(submissions), grader.notes)
+    return GradingResult([row for rows in graded for row in rows], len(submissions), grader.notes,
+                         {file: target for target, file in taken.items()})
 
 
 async def grade_submission(submission: Submission, course: dict, grader: Grader, feedback: Path | None,
-                           taken: set[Path]) -> list[Row]:
+                           taken: dict[Path, str]) -> list[Row]:
     """The rows of one submission; every submission gets its rows, even when the grader fails."""
     try:
         notebook, identified = read_submission(submission, course)

@@ -6,7 +6,6 @@ Only presentation; the grades themselves are settled in rows.py.
 from __future__ import annotations
 
 import copy
-import csv
 import re
 import sys
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 from .gradebook import CSV_COLUMNS, Row
 from .outcome import Outcome
 from .plan import GraderCell, Plan
+from .spreadsheet import write_csv_rows
 
 
 def _markdown_escape(text: str) -> str:
@@ -57,7 +57,8 @@ def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
     return notebook
 
 
-def write_feedback(folder: Path, plan: Plan, outcome: Outcome, rows: list[Row], taken: set[Path]) -> Path:
+def write_feedback(folder: Path, plan: Plan, outcome: Outcome, rows: list[Row], taken: dict[Path, str]) -> Path:
+    """Write the feedback copy; `taken` gathers the files written so far, each with its submission's file."""
     import nbformat
 
     safe = re.sub(r"[^\w.-]+", "_", plan.submission.learner) or "learner"
@@ -66,7 +67,7 @@ def write_feedback(folder: Path, plan: Plan, outcome: Outcome, rows: list[Row], 
     while target in taken:
         counter += 1
         target = folder / safe / f"{plan.submission.path.stem}-{counter}{plan.submission.path.suffix}"
-    taken.add(target)
+    taken[target] = plan.submission.file
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(feedback_notebook(plan, outcome, rows), target)
     return target
@@ -124,9 +125,5 @@ def summary_table(rows: list[Row]) -> str:
 
 
 def write_csv(rows: list[Row], path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(CSV_COLUMNS)
-        for r in rows:
-            writer.writerow(r.as_csv())
+    """The gradebook; a cell a spreadsheet would run as a formula is escaped (spreadsheet.py)."""
+    write_csv_rows(path, CSV_COLUMNS, (r.as_csv() for r in rows))

@@ -1,0 +1,60 @@
+"""A made-up class as gradebook rows, for the exports and the class report (no kernel needed).
+
+Eight learners on notebooks 1 and 2, with the statuses and messages the grader really writes
+(tests/grading_fixtures' gradebook), so the report's screenshot looks like a real class:
+- 1.2 is where the class is stuck: three learners named the tool "calc", one left it empty;
+- tina tampered, ravi's notebook 1 is broken JSON, `=2+3` is a learner name a spreadsheet would run;
+- quinn handed notebook 1 in twice (the better one counts).
+"""
+
+from __future__ import annotations
+
+from looplab.grade import Row
+
+NB1, NB2 = "01_one_tool_call", "02_closing_the_loop"
+MAX = {"1.1": 2, "1.2": 1, "1.3": 2, "2.1": 1, "2.2": 3, "2.3": 2}
+STUB = "not written yet: the code still raises NotImplementedError"
+CALC = "its name is 'calc'; the model will ask for it by name, and run_tool expects 'calculator'"
+EMPTY_TOOL = "not written yet: CALCULATOR_TOOL is still an empty dict"
+NOT_STR = "calculator('2 + 3') returned 5, a int, not a str"
+TAMPERED = "changed while the notebook ran: looplab.checks.run_check"
+ID_MISMATCH = "one call: \"tool_use_id\" is 'toolu_01'; it should be the tool_use block's id, 'toolu_02'"
+
+
+def notebook_rows(learner: str, stem: str, *results: tuple, file: str | None = None) -> list[Row]:
+    """Rows of one submission: results are (exercise, status, message); solved gets full points."""
+    file = file or f"submissions/{learner}/{stem}.ipynb"
+    return [Row(learner, stem, exercise, MAX[exercise] if status == "solved" else 0, MAX[exercise], status, message,
+                file) for exercise, status, message in results]
+
+
+def solved(*exercises: str) -> list[tuple]:
+    return [(exercise, "solved", "") for exercise in exercises]
+
+
+def class_rows() -> list[Row]:
+    rows = []
+    rows += notebook_rows("=2+3", NB1, *solved("1.1"), ("1.2", "not solved", CALC), ("1.3", "not written yet", STUB))
+    rows += notebook_rows("alice", NB1, *solved("1.1", "1.2", "1.3"))
+    rows += notebook_rows("alice", NB2, *solved("2.1", "2.2", "2.3"))
+    rows += notebook_rows("bob", NB1, *solved("1.1"), ("1.2", "not solved", CALC), *solved("1.3"))
+    rows += notebook_rows("bob", NB2, *solved("2.1"), ("2.2", "not solved", ID_MISMATCH),
+                          ("2.3", "not written yet", STUB))
+    rows += notebook_rows("chen", NB1, ("1.1", "not solved", NOT_STR), ("1.2", "not written yet", EMPTY_TOOL),
+                          ("1.3", "not written yet", STUB))
+    rows += notebook_rows("dana", NB1, ("1.1", "syntax error",
+                                        "cell 4 does not parse (expected ':', line 5), so calculator was never defined"),
+                          *solved("1.2", "1.3"))
+    rows += notebook_rows("dana", NB2, *solved("2.1"), ("2.2", "not solved", ID_MISMATCH), *solved("2.3"))
+    rows += notebook_rows("quinn", NB1, ("1.1", "not written yet", STUB), ("1.2", "not written yet", EMPTY_TOOL),
+                          ("1.3", "not written yet", STUB), file=f"submissions/quinn-{NB1}.ipynb")
+    rows += notebook_rows("quinn", NB1, *solved("1.1"), ("1.2", "not solved", CALC),
+                          ("1.3", "the kernel died (in cell 16)", "the kernel exited before this exercise was graded"))
+    rows.append(Row("ravi", NB1, "", 0, None, "invalid JSON",
+                    "Expecting property name enclosed in double quotes: line 4 column 4 (char 21)",
+                    f"submissions/ravi-{NB1}.ipynb"))
+    rows += notebook_rows("tina", NB1, *[(exercise, "tampered with the checks", TAMPERED)
+                                         for exercise in ("1.1", "1.2", "1.3")])
+    rows.append(Row("uma", "", "", 0, None, "no notebook found", "this folder holds no .ipynb file",
+                    "submissions/uma"))
+    return rows

@@ -1,0 +1,302 @@
+"""The grader's exports: Canvas CSV, Gradescope results.json, the class report, spreadsheet-safe CSV.
+
+Built from gradebook rows (tests/class_rows.py, a made-up class), so no kernel runs, except in the
+last tests: the command line on two fixture folders and a learner named `=2+3`, and Gradescope's
+run_autograder script on one notebook.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from looplab.course import COURSE
+from looplab.grade import Row, write_csv
+from looplab.grade.canvas import Roster, RosterError, canvas_export, read_roster, write_canvas
+from looplab.grade.class_report import ClassReport, failures, relative_links, status_of
+from looplab.grade.gradescope import results
+from looplab.grade.spreadsheet import FORMULA_STARTS, safe_cell
+from tests.class_rows import CALC, NB1, NB2, class_rows
+from tests.test_grade import SUBMISSIONS, read_csv, run_grader
+
+REPO = Path(__file__).resolve().parents[1]
+GRADESCOPE = REPO / "grading" / "gradescope"
+
+ROSTER = """\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,One tool call (4521),Current Score
+    Points Possible,,,,,5,
+"Smith, Alice",101,s101,alice,A,,
+"=HYPERLINK(""http://x"")",102,s102,=2+3,A,,
+Bob Brown,103,S103,,A,,
+Chen Li,104,s104,CHEN,B,,
+Dana Diaz,105,s105,dana,B,,
+Quinn Q,106,s106,quinn,B,,
+Ravi R,107,s107,ravi,B,,
+Tina T,108,s108,tina,B,,
+Zoe Z,109,s109,zoe,B,,
+"""
+
+
+def read_text_csv(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text)))
+
+
+@pytest.fixture
+def roster(tmp_path) -> Roster:
+    path = tmp_path / "roster.csv"
+    path.write_text(ROSTER, encoding="utf-8")
+    return read_roster(path)
+
+
+# --- spreadsheet-safe cells ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value, shown", [
+    ("=2+3", "'=2+3"), ("+1", "'+1"), ("-1", "'-1"), ("@SUM(A1)", "'@SUM(A1)"), ("\t=1", "'\t=1"), ("\r=1", "'\r=1"),
+    ("alice", "alice"), ("", ""), ("2+3=5", "2+3=5"), (5, 5), (0, 0),
+])
+def test_a_cell_a_spreadsheet_would_run_gets_an_apostrophe(value, shown):
+    assert safe_cell(value) == shown
+
+
+@given(st.text())
+def test_no_text_cell_starts_a_formula_and_none_is_lost(value):
+    shown = safe_cell(value)
+    assert not shown.startswith(FORMULA_STARTS)
+    assert shown in (value, "'" + value)
+
+
+def test_the_gradebook_escapes_formulas(tmp_path):
+    out = tmp_path / "grades.csv"
+    write_csv([Row("=2+3", NB1, "1.1", 2, 2, "solved", "-1 is not a str", "submissions/=2+3/x.ipynb")], out)
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[1] == f"'=2+3,{NB1},1.1,2,2,solved,'-1 is not a str,submissions/=2+3/x.ipynb"
+
+
+# --- Canvas ---------------------------------------------------------------------------------------------------
+
+
+def test_the_roster_is_a_canvas_export(roster):
+    assert [s["SIS Login ID"] for s in roster.students][:2] == ["alice", "=2+3"]  # Points Possible skipped
+    assert len(roster.students) == 9
+    assert roster.assignments == {"one tool call": "One tool call (4521)"}
+    assert roster.student("ALICE")["Student"] == "Smith, Alice"  # case ignored
+    assert roster.student("chen")["ID"] == "104"
+    assert roster.student("s103")["Student"] == "Bob Brown"  # no login: the SIS User ID
+    assert roster.student("105")["Student"] == "Dana Diaz"  # then the Canvas ID
+    assert roster.student("nobody") is None
+
+
+def test_a_roster_without_the_canvas_columns_is_refused(tmp_path):
+    path = tmp_path / "roster.csv"
+    path.write_text("name,email\nalice,a@x\n")
+    with pytest.raises(RosterError, match="no column Student, SIS Login ID"):
+        read_roster(path)
+    with pytest.raises(RosterError, match="cannot read the roster"):
+        read_roster(tmp_path / "missing.csv")
+
+
+def test_the_canvas_file_has_a_row_per_student_and_a_column_per_notebook(roster):
+    export = canvas_export(class_rows(), roster)
+    assert export.header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                             "One tool call (4521)", "Closing the loop"]  # the id from the roster, else the title
+    points_possible, *students = export.rows
+    assert points_possible == ["    Points Possible", "", "", "", "", 5, 6]
+    by_login = {row[3]: row[5:] for row in students}
+    assert [row[0] for row in students] == [s["Student"] for s in roster.students]  # the roster's order
+    assert by_login["alice"] == [5, 6]
+    assert by_login["quinn"] == [2, ""]  # the better of two submissions; notebook 2 not handed in
+    assert by_login["ravi"] == [0, ""]  # broken JSON of notebook 1: handed in, 0 points
+    assert by_login["CHEN"] == [0, ""]  # the login matched whatever its case
+    assert by_login["=2+3"] == [2, ""]
+    assert by_login["zoe"] == ["", ""]  # on the roster, nothing handed in
+    assert by_login[""] == ["", ""]  # Bob Brown: no login, and the learner "bob" is not his SIS User ID
+    assert export.not_on_roster == ["bob", "uma"]
+    assert export.without_submission == ["S103", "zoe"]
+
+
+def test_the_canvas_file_is_spreadsheet_safe(roster, tmp_path):
+    out = tmp_path / "canvas.csv"
+    write_canvas(class_rows(), roster, out)
+    table = read_text_csv(out.read_text(encoding="utf-8"))
+    row = next(row for row in table if row[1] == "102")
+    assert row[:4] == ["'=HYPERLINK(\"http://x\")", "102", "s102", "'=2+3"]
+    assert row[5] == "2"  # points stay numbers
+
+
+# --- Gradescope -------------------------------------------------------------------------------------------------
+
+TEST_KEYS = {"name", "score", "max_score", "status", "output", "output_format", "visibility"}
+
+
+def assert_gradescope_shape(document: dict):
+    assert {"score", "execution_time", "output", "output_format", "visibility", "stdout_visibility",
+            "tests"} <= set(document)
+    for test in document["tests"]:
+        assert TEST_KEYS <= set(test), test
+        assert test["status"] in ("passed", "failed")
+        assert isinstance(test["score"], int) and isinstance(test["max_score"], int)
+        assert 0 <= test["score"] <= test["max_score"]
+        assert test["visibility"] in ("hidden", "after_due_date", "after_published", "visible")
+    assert document["score"] == sum(test["score"] for test in document["tests"])
+    json.dumps(document)
+
+
+def one_learner(learner: str) -> list[Row]:
+    return [row for row in class_rows() if row.learner == learner]
+
+
+def test_gradescope_has_one_test_per_exercise():
+    document = results(one_learner("bob"), execution_time=12.4)
+    assert_gradescope_shape(document)
+    assert [(t["number"], t["score"], t["max_score"], t["status"]) for t in document["tests"]] == [
+        ("1.1", 2, 2, "passed"), ("1.2", 0, 1, "failed"), ("1.3", 2, 2, "passed"),
+        ("2.1", 1, 1, "passed"), ("2.2", 0, 3, "failed"), ("2.3", 0, 2, "failed")]
+    assert document["tests"][1]["name"] == "1.2 CALCULATOR_TOOL (One tool call)"
+    assert document["tests"][1]["output"] == f"not solved: {CALC}"
+    assert document["tests"][5]["output"] == "not written yet: the code still raises NotImplementedError"
+    assert document["score"] == 5 and document["execution_time"] == 12
+    assert document["output"].startswith("5/11 points, 2 notebook(s) graded.")
+
+
+def test_gradescope_fails_every_exercise_of_a_broken_notebook_and_names_an_unknown_file():
+    document = results(one_learner("ravi") + one_learner("uma"), visibility="after_published")
+    assert_gradescope_shape(document)
+    assert [(t.get("number"), t["max_score"], t["status"]) for t in document["tests"]] == [
+        ("1.1", 2, "failed"), ("1.2", 1, "failed"), ("1.3", 2, "failed"), (None, 0, "failed")]
+    assert document["tests"][0]["output"].startswith("invalid JSON: Expecting property name")
+    assert document["tests"][3]["name"] == "uma: no notebook found"
+    assert {t["visibility"] for t in document["tests"]} == {"after_published"}
+    with pytest.raises(ValueError, match="visibility must be one of"):
+        results([], visibility="students")
+    assert results([])["tests"] == [] and "No notebook was found" in results([])["output"]
+
+
+# --- the class report, as HTML (the browser test looks at it in Chromium) ----------------------------------------
+
+
+def test_statuses_are_recognised_with_their_variable_parts():
+    assert status_of("stopped: cells 16 and 17 ran past the 5 s limit").name == "CELL_STOPPED"
+    assert status_of("the kernel died (during the check of exercise 1.3)").name == "KERNEL_DIED"
+    assert status_of("not a notebook").name == "NOT_A_NOTEBOOK"
+    assert status_of("something new") is None
+
+
+def test_failures_are_ranked_by_how_many_learners_hit_them():
+    report = ClassReport(class_rows())
+    ranked = failures(COURSE.exercise("1.2"), report.graded(NB1))
+    assert [(len(f.learners), f.status) for f in ranked][0] == (3, "not solved")
+    assert [one.learner for one in ranked[0].learners] == ["=2+3", "bob", "quinn"]
+    assert all(len(a.learners) >= len(b.learners) for a, b in zip(ranked, ranked[1:]))
+    assert "ravi" not in {one.learner for f in ranked for one in f.learners}  # broken file: listed apart
+
+
+def test_the_report_page_stands_alone_and_escapes_names(roster):
+    rows = class_rows() + [Row("<b>x</b>", NB2, "2.1", 0, 1, "not solved", "<script>alert(1)</script>",
+                               "submissions/x/02_closing_the_loop.ipynb")]
+    page = ClassReport(rows, {"submissions/bob/01_one_tool_call.ipynb": "feedback/bob/01_one_tool_call.ipynb"},
+                       roster).html()
+    assert "<script" not in page and "&lt;script&gt;" in page and "&lt;b&gt;x&lt;/b&gt;" in page
+    assert not re.search(r"(src|href)=\"(https?:)?//", page)  # nothing fetched, no link off the disk
+    assert "Content-Security-Policy" in page
+    assert '<a href="feedback/bob/01_one_tool_call.ipynb">' in page
+    assert 'id="not-on-roster"' in page and "uma" in page and 'id="without-submission"' in page
+    assert 'data-learner="zoe"' in page  # a roster student without a submission has a line
+
+
+def test_feedback_links_are_relative_to_the_page(tmp_path):
+    links = relative_links({"a.ipynb": tmp_path / "feedback" / "a b" / "n#1.ipynb"}, tmp_path / "out" / "report.html")
+    assert links == {"a.ipynb": "../feedback/a%20b/n%231.ipynb"}
+
+
+# --- through the command line, and Gradescope's script ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """partial, stub, and stub again under the name `=2+3`, graded with every export asked for."""
+    tmp = tmp_path_factory.mktemp("exports")
+    for learner in ("partial", "stub"):
+        shutil.copytree(SUBMISSIONS / learner, tmp / "submissions" / learner)
+    shutil.copytree(SUBMISSIONS / "stub", tmp / "submissions" / "=2+3")
+    (tmp / "roster.csv").write_text(ROSTER.replace("alice", "partial"), encoding="utf-8")
+    run = run_grader("submissions", "--jobs", "2", "--cell-timeout", "60", "--out", "grades.csv",
+                     "--feedback", "feedback", "--report", "report/class.html", "--roster", "roster.csv",
+                     "--canvas", "canvas.csv", "--gradescope", "results.json", "--quiet", cwd=tmp)
+    assert run.returncode == 0, run.stderr
+    return tmp, run
+
+
+def test_a_learner_named_like_a_formula_is_text_in_every_csv(exported):
+    tmp, _ = exported
+    header, rows = read_csv(tmp / "grades.csv")
+    assert {row[0] for row in rows} == {"'=2+3", "partial", "stub"}
+    assert [row[2:6] for row in rows if row[0] == "'=2+3"] == [row[2:6] for row in rows if row[0] == "stub"]
+    canvas = read_text_csv((tmp / "canvas.csv").read_text(encoding="utf-8"))
+    assert canvas[0][5:] == ["One tool call (4521)", "Closing the loop"]
+    by_login = {row[3]: row[5:] for row in canvas[2:]}
+    assert by_login["partial"] == ["2", "4"] and by_login["'=2+3"] == ["0", ""]
+
+
+def test_the_command_line_warns_about_learners_not_on_the_roster(exported):
+    _, run = exported
+    assert "not on the roster, so not in canvas.csv: stub" in run.stderr
+
+
+def test_the_command_line_writes_the_report_with_links_to_feedback(exported):
+    tmp, _ = exported
+    page = (tmp / "report" / "class.html").read_text(encoding="utf-8")
+    links = re.findall(r'<a href="([^"]+)">', page)
+    assert links and all((tmp / "report" / link).resolve().is_file() for link in links)
+    assert "../feedback/partial/01_one_tool_call.ipynb" in links
+    assert 'data-learner="stub"' in page and 'id="not-on-roster"' in page
+
+
+def test_the_command_line_writes_gradescope_results(exported):
+    tmp, _ = exported
+    document = json.loads((tmp / "results.json").read_text())
+    assert_gradescope_shape(document)
+    assert len(document["tests"]) == 3 + 3 + 3 + 3  # partial's two notebooks, stub, =2+3
+
+
+def test_the_gradescope_autograder_grades_one_submission(tmp_path):
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    shutil.copy(SUBMISSIONS / "partial" / f"{NB1}.ipynb", root / "submission")
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), PYTHON=sys.executable)
+    run = subprocess.run(["bash", str(GRADESCOPE / "run_autograder")], env=env, capture_output=True, text=True,
+                         timeout=240)
+    assert run.returncode == 0, run.stderr
+    document = json.loads((root / "results" / "results.json").read_text())
+    assert_gradescope_shape(document)
+    assert [(t["number"], t["score"], t["status"]) for t in document["tests"]] == [
+        ("1.1", 2, "passed"), ("1.2", 0, "failed"), ("1.3", 0, "failed")]
+    assert document["score"] == 2
+    assert (root / "submission" / f"{NB1}.ipynb").read_bytes() == (SUBMISSIONS / "partial" / f"{NB1}.ipynb").read_bytes()
+
+
+def test_the_autograder_zip_holds_the_scripts_and_the_course(tmp_path):
+    sys.path.insert(0, str(GRADESCOPE))
+    try:
+        import make_zip
+    finally:
+        sys.path.remove(str(GRADESCOPE))
+    target = tmp_path / "autograder.zip"
+    names = make_zip.make_zip(target)
+    with zipfile.ZipFile(target) as archive:
+        assert archive.namelist() == names
+        assert names[:2] == ["setup.sh", "run_autograder"]
+        assert archive.getinfo("run_autograder").external_attr >> 16 & 0o111
+    assert {"pyproject.toml", "requirements.txt", "README.md", "looplab/grade/gradescope.py"} <= set(names)
+    assert not any("__pycache__" in name for name in names)
