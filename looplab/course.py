@@ -7,6 +7,11 @@ Adding a notebook is one `Notebook(...)` entry below, plus files of its own: the
 (`solutions/<stem>.ipynb`), its checks module (`looplab/checks/<module>.py`: scenarios, checkers,
 texts and hints), its recording and its scripted answers. See docs/WRITING_NOTEBOOKS.md.
 
+The course has versions (`Course.versions`, oldest first), and every notebook says in its metadata
+which one it was made with. Adding an exercise to a published course is a new version and the
+exercise's `since`: the grader then gives a notebook made before it "not in this version", 0 of 0
+points, instead of failing it for an exercise it never had.
+
 Why the earlier pieces are listed: a learner's bug in notebook 1 must never fail a check of
 notebook 3. While an exercise is checked, every name an earlier exercise built, and every name the
 notebooks' set-up provides, is swapped in the learner's namespace for the course's reference

@@ -215,3 +215,19 @@ def test_the_grader_grades_each_notebook_as_the_version_it_was_made_with(later, 
     # the table's totals: a notebook made before 5.2 existed is complete
     assert any(line.split()[:3] == ["ada", STEM, "1/1"] for line in run.stdout.splitlines()), run.stdout
     assert any(line.split()[:3] == ["bob", STEM, "1/2"] for line in run.stdout.splitlines()), run.stdout
+
+
+def test_a_notebook_of_a_version_the_grader_does_not_know_says_so(tmp_path):
+    """A learner's notebook newer than the instructor's looplab: its new exercise is unknown here."""
+    from looplab.exercises import SOLUTIONS
+
+    notebook = nbformat.read(SOLUTIONS / f"{COURSE.stems[0]}.ipynb", as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell("def extra(): ...", metadata={"looplab": {"exercise": "1.9"}}))
+    notebook.metadata["looplab"]["course_version"] = LATER
+    path = tmp_path / f"{COURSE.stems[0]}.ipynb"
+    nbformat.write(notebook, path)
+    with pytest.raises(grade.Ungradable) as raised:
+        grade.read_submission(grade.Submission(path, "zoe"), grade.load_course())
+    assert raised.value.status is grade.Status.OTHER_COURSE
+    assert raised.value.message.endswith(f", 1.9 (it names course version '{LATER}', which this course does not "
+                                         f"have: is this looplab older than the notebook?)")

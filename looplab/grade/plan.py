@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..course import Exercise, Notebook
+from ..course import COURSE, Exercise, Notebook, made_with
 from .course import SubmissionVersion, exercise_number, not_in_version, submission_version
 from .gradebook import Ungradable
 from .kernel_cells import GRADER_MARK
@@ -99,7 +99,11 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
     if found:
         matches = [nb for nb in course.values() if set(found) <= set(nb.ids)]
         if len(matches) != 1:
-            raise Ungradable(Status.OTHER_COURSE, f"exercises found: {', '.join(found)}")
+            stated = made_with(notebook)
+            newer = (f" (it names course version {stated!r}, which this course does not have: is this looplab "
+                     f"older than the notebook?)" if stated and stated not in COURSE.versions and len(stated) <= 40
+                     else "")
+            raise Ungradable(Status.OTHER_COURSE, f"exercises found: {', '.join(found)}{newer}")
         identified = matches[0]
     elif guessed:
         identified = course[guessed]
