@@ -50,9 +50,9 @@ The gradebook
 -------------
 One CSV row per exercise of each graded notebook, one row for a submission that could not be
 graded at all (exercise empty). Columns: learner, notebook, exercise, points, max_points, status,
-message, file, course_version. The statuses, with their CSV text and what each means, are `Status` (status.py);
-README.md's table of them is `Status.readme_table()`. A check's result reaches its row by the kind
-the check reports (solved, not written, not solved), never by its wording.
+message, file, course_version. The statuses, with their CSV text and what each means, are `Status`
+(status.py); README.md's table of them is `Status.readme_table()`. A check's result reaches its row
+by the kind the check reports (solved, not written, not solved), never by its wording.
 
 Cells are numbered from 1, counting every cell from the top, markdown included.
 

@@ -60,11 +60,15 @@ def submission_version(notebook, course_notebook: Notebook, course: Course = COU
     if stated is None:
         return SubmissionVersion(floor, "names no course version")
     if stated not in course.versions:
-        named = f"course version {stated!r}" if len(stated) <= 40 else "a course version"
-        return SubmissionVersion(floor, f"names {named}, which this course does not have")
+        return SubmissionVersion(floor, f"names {unknown_version(stated)}, which this course does not have")
     if course.version_order(stated) < course.version_order(floor):
         return SubmissionVersion(floor, f"names course version {stated} but holds exercise cells added later")
     return SubmissionVersion(stated)
+
+
+def unknown_version(stated: str) -> str:
+    """A version the course does not have, as a message names it: quoted, or left out when it is long."""
+    return f"course version {stated!r}" if len(stated) <= 40 else "a course version"
 
 
 def not_in_version(course_notebook: Notebook, version: str, course: Course = COURSE) -> list[Exercise]:

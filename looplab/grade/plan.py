@@ -11,10 +11,10 @@ import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 from ..course import COURSE, Exercise, Notebook, made_with
-from .course import SubmissionVersion, exercise_number, not_in_version, submission_version
+from .course import SubmissionVersion, exercise_number, not_in_version, submission_version, unknown_version
 from .gradebook import Ungradable
 from .kernel_cells import GRADER_MARK
 from .status import Status
@@ -100,9 +100,8 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
         matches = [nb for nb in course.values() if set(found) <= set(nb.ids)]
         if len(matches) != 1:
             stated = made_with(notebook)
-            newer = (f" (it names course version {stated!r}, which this course does not have: is this looplab "
-                     f"older than the notebook?)" if stated and stated not in COURSE.versions and len(stated) <= 40
-                     else "")
+            newer = (f" (it names {unknown_version(stated)}, which this course does not have: is this looplab "
+                     f"older than the notebook?)" if stated and stated not in COURSE.versions else "")
             raise Ungradable(Status.OTHER_COURSE, f"exercises found: {', '.join(found)}{newer}")
         identified = matches[0]
     elif guessed:
@@ -112,7 +111,7 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
     return notebook, identified
 
 
-def grading_points(notebook, course_notebook: Notebook, skipped: list[Exercise] = ()) -> dict[int, list[Exercise]]:
+def grading_points(notebook, course_notebook: Notebook, skipped: Collection[Exercise] = ()) -> dict[int, list[Exercise]]:
     """Before which learner cell (index; len(cells) for the end) each exercise, but the skipped ones, is graded."""
     cells = notebook.cells
     exercise_cells = {i for i, cell in enumerate(cells) if exercise_number(cell)}
