@@ -32,10 +32,11 @@ record: $(BIN)/.installed
 	$(BIN)/python scripts/author_recordings.py --live
 	$(MAKE) notebooks
 
-# Re-run the solution notebooks offline (storing their outputs) and regenerate the learner notebooks.
+# The one step after an edit: re-author a recording a notebook outgrew (offline, scripted answers),
+# store the solutions' outputs, regenerate the learner notebooks and the grader's fixtures.
+# A no-op on an unchanged course (it prints "nothing changed").
 notebooks: $(BIN)/.installed
-	$(BIN)/python -m looplab.exercises --execute
-	$(BIN)/python tests/grading_fixtures/make_fixtures.py
+	$(BIN)/python scripts/regenerate.py
 
 benchmarks: $(BIN)/.installed
 	$(BIN)/python benchmarks/replay_overhead.py

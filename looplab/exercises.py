@@ -102,6 +102,13 @@ def version_disagreements(solution: nbformat.NotebookNode, entry: Notebook, cour
             f"{course.since(exercise)}" for exercise in entry.exercises if not course.exists_in(exercise, version)]
 
 
+# In the learner's copy, the cells that fail until the learner has written the exercise. Tagged
+# `raises-exception`, they do not stop Run All (JupyterLab and nbclient both honour the tag), so the
+# rest of the notebook runs whatever state the exercises are in, as the prose promises.
+FAILS_UNTIL_SOLVED = ("exercise", "check")
+RAISES = "raises-exception"
+
+
 def learner_version(solution: nbformat.NotebookNode, course: Course = COURSE) -> nbformat.NotebookNode:
     """The learner's copy: solutions replaced by stubs, outputs cleared, stamped with the course's current version."""
     notebook = nbformat.from_dict(solution)
@@ -111,6 +118,9 @@ def learner_version(solution: nbformat.NotebookNode, course: Course = COURSE) ->
             continue
         if BEGIN in cell.source:
             cell.source = stub(cell.source, exercise_of(cell))
+        tags = cell.metadata.get("tags", [])
+        if any(tag in tags for tag in FAILS_UNTIL_SOLVED) and RAISES not in tags:
+            cell.metadata["tags"] = [*tags, RAISES]
         cell.outputs = []
         cell.execution_count = None
         cell.metadata.pop("execution", None)
@@ -141,7 +151,8 @@ def execute(path: Path) -> None:
     os.environ.clear()
     os.environ.update(env)
     try:
-        NotebookClient(notebook, timeout=EXECUTION_TIMEOUT, kernel_name="python3",
+        # coalesce_streams: a busy kernel may send one print in two messages; stored, they are one.
+        NotebookClient(notebook, timeout=EXECUTION_TIMEOUT, kernel_name="python3", coalesce_streams=True,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
     finally:
         os.environ.clear()

@@ -12,6 +12,10 @@ Scripted answers are written by hand in the API's wire format and validated with
 estimates. They are served by a small HTTP server on 127.0.0.1, which the notebooks' kernels
 reach through ANTHROPIC_BASE_URL, exactly as they would reach the API.
 
+A notebook writes each question it asks once, as a constant its cells reuse (`TRAIN_QUESTION =
+"..."`); its answers file keys the replies by that name, and this script reads the words from the
+notebook. So rewording a question is one edit in the notebook, then a rerun of this script.
+
 Each recording is written aside and replaces the shipped one only when its whole run succeeded: a
 run that stops half-way (a missing scripted answer, a failing cell) prints one line saying why and
 leaves every recording as it was.
@@ -23,10 +27,12 @@ notebooks (`make record` does all of it).
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -50,15 +56,43 @@ from looplab.tools import TOOLS, run_tool
 ROOT = Path(__file__).resolve().parent.parent
 ANSWERS_DIR = Path(__file__).resolve().parent / "answers"
 SOLUTIONS = ROOT / "solutions"
+QUESTION_NAME = re.compile(r"[A-Z][A-Z0-9_]*_QUESTION")
+
+
+def answers_file(name: str) -> Path:
+    return (ANSWERS_DIR / f"{name}.py").relative_to(ROOT)
 
 
 def load_answers(name: str) -> dict:
-    """The scripted answers of one recording, keyed by the user's question."""
-    path = ANSWERS_DIR / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"answers_{name}", path)
+    """The ANSWERS of one recording's answers file, as written: keyed by the notebook's name for each
+    question ("TRAIN_QUESTION"), or, in calculator.py, which has no notebook, by the question itself."""
+    spec = importlib.util.spec_from_file_location(f"answers_{name}", ROOT / answers_file(name))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.ANSWERS
+
+
+def notebook_code(path: Path) -> list[str]:
+    """The Python of each code cell of a notebook, without IPython magic and shell lines (`%`, `!`)."""
+    return ["\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+            for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+
+
+def notebook_questions(path: Path) -> dict[str, str]:
+    """The questions a notebook names, read from its code (never run): {"TRAIN_QUESTION": "A train ticket..."}.
+
+    A question is a top-level assignment of a string to a name ending in _QUESTION, in a code cell.
+    """
+    questions = {}
+    for python in notebook_code(path):
+        for statement in ast.parse(python).body:
+            if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
+                    and isinstance(statement.value.value, str)):
+                continue
+            for target in statement.targets:
+                if isinstance(target, ast.Name) and QUESTION_NAME.fullmatch(target.id):
+                    questions[target.id] = statement.value.value
+    return questions
 
 
 def _question_and_step(messages: list) -> tuple[str | None, int]:
@@ -81,38 +115,62 @@ def _question_and_step(messages: list) -> tuple[str | None, int]:
 
 
 class MissingAnswer(Exception):
-    """A model call the answers file has no reply for: the one line a maintainer needs."""
+    """A model call the answers file has no reply for: the one line a maintainer needs.
 
-    def __init__(self, name: str, question: str | None, step: int):
-        self.name, self.question, self.step = name, question, step
-        super().__init__(
-            f"no scripted answer for {question!r} after {step} repl{'y' if step == 1 else 'ies'}: "
-            f"add reply number {step + 1} under that question in {ANSWERS_DIR.relative_to(ROOT) / (name + '.py')}")
-
-
-def scripted_answer(answers: dict, body: dict, name: str = "") -> tuple[int, dict]:
-    """The scripted reply to a request, or a 404 that says which answer is missing."""
-    question, step = _question_and_step(body.get("messages", []))
-    replies = answers.get(question, [])
-    if step >= len(replies):
-        message = str(MissingAnswer(name, question, step))
-        return 404, {"type": "error", "error": {"type": "not_found_error", "message": message}}
-    return 200, replies[step](body)
-
-
-def serve(answers: dict, name: str) -> ThreadingHTTPServer:
-    """The scripted answers behind a real HTTP endpoint on loopback, for the notebooks' kernels.
-
-    `server.missing` collects the requests no answer was scripted for.
+    `key` is where its replies go in the answers file: the notebook's name for the question, or
+    None when the notebook asks it without naming it.
     """
-    missing: list[MissingAnswer] = []
+
+    def __init__(self, name: str, question: str | None, step: int, key: str | None):
+        self.name, self.question, self.step, self.key = name, question, step, key
+        if key is None:
+            advice = (f"name it once in the notebook (a constant ending in _QUESTION) and add its replies "
+                      f"under that name in {answers_file(name)}")
+        else:
+            advice = f"add reply number {step + 1} under {key} in {answers_file(name)}"
+        super().__init__(
+            f"no scripted answer for {question!r} after {step} repl{'y' if step == 1 else 'ies'}: {advice}")
+
+
+class Script:
+    """One recording's scripted replies, by the question's words, and the model calls it had none for."""
+
+    def __init__(self, name: str, answers: dict, keys: dict[str, str]):
+        self.name = name
+        self.answers = answers  # the question's words -> its replies, in order
+        self.keys = keys  # the question's words -> the key its replies are filed under in the answers file
+        self.missing: list[MissingAnswer] = []
+
+    @classmethod
+    def of_notebook(cls, path: Path, answers: dict) -> "Script":
+        """An answers file keyed by the notebook's question names, with the words read from the notebook."""
+        questions = notebook_questions(path)
+        unknown = [key for key in answers if key not in questions]
+        if unknown:
+            raise AuthoringFailed(
+                f"{path.stem}: {answers_file(path.stem)} answers {', '.join(unknown)}, which {path.name} does not "
+                f"define (its questions: {', '.join(questions) or 'none'})")
+        return cls(path.stem, {questions[key]: replies for key, replies in answers.items()},
+                   {text: key for key, text in questions.items()})
+
+    def answer(self, body: dict) -> tuple[int, dict]:
+        """The scripted reply to a request, or a 404 that says which answer is missing."""
+        question, step = _question_and_step(body.get("messages", []))
+        replies = self.answers.get(question, [])
+        if step < len(replies):
+            return 200, replies[step](body)
+        missing = MissingAnswer(self.name, question, step, self.keys.get(question))
+        self.missing.append(missing)
+        return 404, {"type": "error", "error": {"type": "not_found_error", "message": str(missing)}}
+
+
+def serve(script: Script) -> ThreadingHTTPServer:
+    """The scripted answers behind a real HTTP endpoint on loopback, for the notebooks' kernels."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-            status, payload = scripted_answer(answers, body, name)
-            if status == 404:
-                missing.append(MissingAnswer(name, *_question_and_step(body.get("messages", []))))
+            status, payload = script.answer(body)
             data = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("content-type", "application/json")
@@ -124,7 +182,6 @@ def serve(answers: dict, name: str) -> ThreadingHTTPServer:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.missing = missing
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -176,14 +233,11 @@ def written_aside(name: str, recordings: Path):
 
 def author_calculator(live: bool, recordings: Path = RECORDINGS_DIR) -> None:
     """The `calculator` recording: the loop the notebooks teach, run on each scripted question."""
-    answers = load_answers("calculator")
-    missing: list[MissingAnswer] = []
+    answers = load_answers("calculator")  # no notebook: its questions are written here, as the keys
+    script = Script("calculator", answers, {question: "that question" for question in answers})
 
     def scripted(request: httpx2.Request) -> httpx2.Response:
-        body = json.loads(request.content)
-        status, payload = scripted_answer(answers, body, "calculator")
-        if status == 404:
-            missing.append(MissingAnswer("calculator", *_question_and_step(body.get("messages", []))))
+        status, payload = script.answer(json.loads(request.content))
         return httpx2.Response(status, json=payload)
 
     with written_aside("calculator", recordings):
@@ -193,16 +247,20 @@ def author_calculator(live: bool, recordings: Path = RECORDINGS_DIR) -> None:
             for question in answers:
                 run_loop(client, question)
         except anthropic.APIStatusError as error:
-            raise AuthoringFailed(f"calculator: {missing[0] if missing else error}") from None
+            raise AuthoringFailed(f"calculator: {script.missing[0] if script.missing else error}") from None
 
 
 def author_notebook(path: Path, live: bool, recordings: Path = RECORDINGS_DIR, answers: dict | None = None) -> None:
-    """Run a solution notebook in record mode: its recording gets exactly what it sends."""
+    """Run a solution notebook in record mode: its recording gets exactly what it sends.
+
+    `answers` replaces its answers file (keyed by the notebook's question names, like the file).
+    """
     name = path.stem
     env = {"LOOPLAB_MODE": "record"}
-    server = None
+    server = script = None
     if not live:
-        server = serve(load_answers(name) if answers is None else answers, name)
+        script = Script.of_notebook(path, load_answers(name) if answers is None else answers)
+        server = serve(script)
         env.update(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}",
                    ANTHROPIC_API_KEY="scripted-no-key-needed")
     saved = dict(os.environ)
@@ -214,8 +272,8 @@ def author_notebook(path: Path, live: bool, recordings: Path = RECORDINGS_DIR, a
                 NotebookClient(notebook, timeout=120, kernel_name="python3",
                                resources={"metadata": {"path": str(path.parent)}}).execute()
             except CellExecutionError as error:
-                if server is not None and server.missing:
-                    raise AuthoringFailed(f"{name}: {server.missing[0]}") from None
+                if script is not None and script.missing:
+                    raise AuthoringFailed(f"{name}: {script.missing[0]}") from None
                 raise AuthoringFailed(f"{name}: a cell failed: {_first_line(error)}") from None
     finally:
         os.environ.clear()

@@ -1,6 +1,21 @@
-"""What every check-soundness test asks: does the check pass this, and fail that for the right reason?"""
+"""What every check-soundness test asks: does the check pass this, and fail that for the right reason?
+
+And whether every exercise has such tests: `soundness_gaps` reads the soundness test files (never
+runs them) and names each exercise with fewer than two typical wrong answers shown failing.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections import defaultdict
+from pathlib import Path
 
 from looplab.checks import run_check
+
+TESTS = Path(__file__).resolve().parent
+MINIMUM_WRONG_ANSWERS = 2
+NOT_A_WRONG_ANSWER = {"stub", "{}"}  # the exercise as the learner receives it: "not written yet", not a mistake
 
 
 def passes(number, obj):
@@ -24,3 +39,78 @@ def fails(number, obj, *expected):
 def stub(*args, **kwargs):
     """An exercise as the learner receives it."""
     raise NotImplementedError("Exercise: replace this line with your code")
+
+
+# --- does every exercise have soundness tests? ------------------------------------------------------
+
+
+def soundness_file(notebook, tests: Path = TESTS) -> Path:
+    """Where a notebook's soundness tests live: checks module looplab.checks.notebook2 -> tests/test_checks_notebook2.py."""
+    return tests / f"test_checks_{notebook.checks.rpartition('.')[2]}.py"
+
+
+def wrong_answers_shown_failing(path: Path) -> dict[str, set[str]]:
+    """Exercise id -> the wrong answers (their source text) that the file's tests pass to `fails`.
+
+    Read from the code, not run: every `fails("<id>", <answer>, ...)` call inside a `test_*` function,
+    with names bound by `@pytest.mark.parametrize` replaced by each row of the table (written in the
+    decorator or in a module-level list). The stub and an empty dict are not wrong answers. Running
+    the tests is what shows each of them failing; this only counts them.
+    """
+    if not path.exists():
+        return {}
+    module = ast.parse(path.read_text(encoding="utf-8"))
+    tables = {node.targets[0].id: node.value for node in module.body
+              if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)}
+    found: dict[str, set[str]] = defaultdict(set)
+    for test in module.body:
+        if not (isinstance(test, ast.FunctionDef) and test.name.startswith("test")):
+            continue
+        rows = _parametrized_rows(test, tables)
+        for call in ast.walk(test):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "fails"
+                    and len(call.args) >= 2):
+                continue
+            for row in rows:
+                number, answer = (row.get(arg.id, arg) if isinstance(arg, ast.Name) else arg for arg in call.args[:2])
+                if isinstance(number, ast.Constant) and ast.unparse(answer) not in NOT_A_WRONG_ANSWER:
+                    found[str(number.value)].add(ast.unparse(answer))
+    return dict(found)
+
+
+def _parametrized_rows(test: ast.FunctionDef, tables: dict[str, ast.expr]) -> list[dict[str, ast.expr]]:
+    """Each combination of the test's parametrize tables, as {argument name: its expression}; [{}] if none."""
+    tables_of_test = []
+    for decorator in test.decorator_list:
+        if not (isinstance(decorator, ast.Call) and ast.unparse(decorator.func) == "pytest.mark.parametrize"):
+            continue
+        argnames = decorator.args[0]
+        names = ([name.strip() for name in argnames.value.split(",")] if isinstance(argnames, ast.Constant)
+                 else [name.value for name in argnames.elts])
+        values = decorator.args[1]
+        values = tables.get(values.id, values) if isinstance(values, ast.Name) else values
+        rows = []
+        for value in getattr(values, "elts", []):
+            if isinstance(value, ast.Call) and ast.unparse(value.func) == "pytest.param":
+                value = ast.Tuple(elts=value.args) if len(names) > 1 else value.args[0]
+            rows.append(dict(zip(names, value.elts if len(names) > 1 else [value])))
+        tables_of_test.append(rows)
+    return [dict(item for row in combination for item in row.items())
+            for combination in itertools.product(*tables_of_test)]
+
+
+def soundness_gaps(course, tests: Path = TESTS) -> list[str]:
+    """One line for each exercise of the course with fewer than two wrong answers shown failing; [] if none."""
+    gaps = []
+    for notebook in course.notebooks:
+        path = soundness_file(notebook, tests)
+        found = wrong_answers_shown_failing(path)
+        for exercise in notebook.exercises:
+            count = len(found.get(exercise.id, ()))
+            if count < MINIMUM_WRONG_ANSWERS:
+                where = path.relative_to(TESTS.parent) if path.is_relative_to(TESTS.parent) else path
+                gaps.append(
+                    f"exercise {exercise.id} has {count} wrong answer{'' if count == 1 else 's'} shown failing in "
+                    f"{where}{'' if path.exists() else ' (no such file)'}: add at least {MINIMUM_WRONG_ANSWERS}, "
+                    f"each a test calling fails(\"{exercise.id}\", <a typical wrong answer>, <words its message must say>)")
+    return gaps

@@ -3,7 +3,8 @@
 This test builds a throwaway sixth notebook in a temporary folder, exactly as
 docs/WRITING_NOTEBOOKS.md says a maintainer would, and shows every part of the course taking it in
 without a change to any file of the repository: the manifest agreement test, the learner-notebook
-generator, `check`/`hint`/`progress`, and the grader, which runs it in a real kernel and grades it.
+generator, `check`/`hint`/`progress`, and the grader, which runs it in a real kernel and grades it;
+and the soundness coverage, which wants the new check shown failing on two wrong answers.
 The extended course is selected with LOOPLAB_COURSE (see looplab.course), as a fork would.
 """
 
@@ -151,3 +152,49 @@ def test_the_grader_grades_it_in_a_real_kernel(fork, tmp_path):
         rows = [(row["learner"], row["notebook"], row["exercise"], row["points"], row["status"])
                 for row in csv.DictReader(handle)]
     assert rows == [("ada", STEM, "5.1", "1", "solved"), ("bob", STEM, "5.1", "0", "not written yet")]
+
+
+# 4. Its soundness tests: the check shown failing on typical wrong answers (what tests/test_checks_notebook5.py would hold).
+SOUNDNESS_TESTS_WITH_ONE_WRONG_ANSWER = '''
+import pytest
+
+from tests.check_helpers import fails, stub
+
+
+def test_the_stub_is_not_written_yet():
+    fails("5.1", stub, "not written yet")
+
+
+def test_adding_instead_of_doubling_fails():
+    fails("5.1", lambda number: number + 2, "double(-3) returned -1")
+
+# fails("5.1", lambda number: number * 3)   a comment is not a test
+'''
+
+SECOND_WRONG_ANSWER = '''
+
+@pytest.mark.parametrize("wrong", [lambda number: abs(2 * number)])
+def test_more_wrong_answers_fail(wrong):
+    fails("5.1", wrong, "expected -6")
+'''
+
+
+def test_a_new_exercise_needs_two_wrong_answers_shown_failing(fork):
+    """tests/test_soundness_coverage.py fails for an exercise of the manifest without soundness tests."""
+    from tests.check_helpers import soundness_file, soundness_gaps
+
+    folder, course = fork
+    five = Course(course.version, (course.notebook(STEM),))
+    tests = folder / "tests"
+    tests.mkdir()
+    soundness = soundness_file(course.notebook(STEM), tests)
+    assert soundness_gaps(five, tests) == [
+        f"exercise 5.1 has 0 wrong answers shown failing in {soundness} (no such file): add at least 2, "
+        "each a test calling fails(\"5.1\", <a typical wrong answer>, <words its message must say>)"]
+
+    soundness.write_text(SOUNDNESS_TESTS_WITH_ONE_WRONG_ANSWER)
+    [gap] = soundness_gaps(five, tests)
+    assert gap.startswith(f"exercise 5.1 has 1 wrong answer shown failing in {soundness}: add at least 2")
+
+    soundness.write_text(SOUNDNESS_TESTS_WITH_ONE_WRONG_ANSWER + SECOND_WRONG_ANSWER)
+    assert soundness_gaps(five, tests) == []

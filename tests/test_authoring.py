@@ -3,14 +3,13 @@
 scripts/author_recordings.py records each notebook into a temporary folder and moves the result
 into place only when the whole run succeeded. These tests run it on a copy of the shipped
 recordings: once as it is (same bytes: the recordings are reproducible), once with a scripted
-answer missing (the copy is left untouched, and the error is one line naming the question and the
-answers file).
+answer missing (the copy is left untouched, and the error is one line naming the question, by its
+words and by the name its replies are filed under, and the answers file).
 """
 
 from __future__ import annotations
 
 import copy
-import importlib.util
 import shutil
 from pathlib import Path
 
@@ -19,15 +18,6 @@ import pytest
 from looplab.recordings import RECORDINGS_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "scripts" / "author_recordings.py"
-
-
-@pytest.fixture(scope="module")
-def author():
-    spec = importlib.util.spec_from_file_location("author_recordings", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
@@ -50,6 +40,7 @@ def test_a_run_that_fails_half_way_leaves_the_recording_unchanged(author, record
     answers = copy.copy(author.load_answers(stem))
     question = next(q for q, replies in answers.items() if len(replies) == 4)  # the warehouse: four calls
     answers[question] = answers[question][:2]  # the third reply was never scripted
+    words = author.notebook_questions(ROOT / "solutions" / f"{stem}.ipynb")[question]
     before = {path.name: path.read_bytes() for path in recordings.iterdir()}
 
     with pytest.raises(author.AuthoringFailed) as failure:
@@ -58,7 +49,7 @@ def test_a_run_that_fails_half_way_leaves_the_recording_unchanged(author, record
 
     message = str(failure.value)
     assert "\n" not in message
-    assert question in message and "after 2 replies" in message
+    assert f"under {question} in" in message and words in message and "after 2 replies" in message
     assert f"scripts/answers/{stem}.py" in message
     assert {path.name: path.read_bytes() for path in recordings.iterdir()} == before
 

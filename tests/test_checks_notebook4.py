@@ -11,6 +11,7 @@ from looplab.checks import run_check
 from looplab.client import MODEL
 from looplab.loop import SYSTEM_PROMPT, tool_result
 from looplab.tools import TOOLS, run_tool
+from tests.check_helpers import fails
 from tests.notebook_code import solution_namespace
 
 
@@ -471,9 +472,7 @@ WRONG_ANSWERS = [
 @pytest.mark.parametrize("wrong, expected", WRONG_ANSWERS,
                          ids=[wrong.__name__ for wrong, _ in WRONG_ANSWERS])
 def test_a_typical_mistake_fails_with_the_right_message(wrong, expected):
-    message = failure(wrong)
-    for words in expected:
-        assert words in message, f"{words!r} not in:\n{message}"
+    fails("4.1", wrong, *expected)
 
 
 def test_the_check_restores_input_and_stdin():

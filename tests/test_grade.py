@@ -173,11 +173,11 @@ def expected_rows() -> list[tuple]:
 def test_fixtures_are_exactly_what_make_fixtures_makes(tmp_path):
     made = make_fixtures.build(tmp_path / "submissions")
     assert {str(p.relative_to(tmp_path / "submissions")) for p in made} == set(digest_tree(SUBMISSIONS)), (
-        "tests/grading_fixtures/submissions is out of date: run tests/grading_fixtures/make_fixtures.py")
+        "tests/grading_fixtures/submissions is out of date: run `make notebooks` (python scripts/regenerate.py)")
     for path in made:
         relative = path.relative_to(tmp_path / "submissions")
         assert filecmp.cmp(path, SUBMISSIONS / relative, shallow=False), (
-            f"{relative} is out of date: run tests/grading_fixtures/make_fixtures.py")
+            f"{relative} is out of date: run `make notebooks` (python scripts/regenerate.py)")
 
 
 # --- grading the whole set --------------------------------------------------------------------------------
@@ -186,7 +186,9 @@ def test_fixtures_are_exactly_what_make_fixtures_makes(tmp_path):
 def test_the_gradebook_has_exactly_the_expected_rows(graded):
     assert graded.header == grade.CSV_COLUMNS
     expected = expected_rows()
-    assert [tuple(row) for row in graded.rows] == expected
+    assert [tuple(row) for row in graded.rows] == expected, (
+        "the gradebook differs from expected_rows() in tests/test_grade.py: if an edit to the course made the "
+        "fixtures stale, `make notebooks` first; if grading changed on purpose, update expected_rows()")
 
 
 def test_submissions_are_never_modified(graded):

@@ -1,21 +1,13 @@
 """Scripted answers for notebook 3, matching ids (the `03_matching_ids` recording).
 
-The n-th reply answers the n-th model call after the question. The train question's second reply
-is written from the results it receives, matched to the calls by id, as a model reads them: so
-when the notebook sends the results with their ids swapped, the answer swaps the numbers too.
+Keyed by the name the notebook gives each question (`TRAIN_QUESTION = "..."`): the words are
+written once, in the notebook. The n-th reply answers the n-th model call after the question. The
+train question's second reply is written from the results it receives, matched to the calls by id,
+as a model reads them: so when the notebook sends the results with their ids swapped, the answer
+swaps the numbers too.
 """
 
 from looplab.scripted import calculator, reply, text
-
-TRAIN = "A train ticket costs 37 €. I take 23 trips in March and 31 in April. How much do I spend each month?"
-FLOUR = (
-    "A bread recipe for 4 people needs 1,250 g of flour. "
-    "How much flour do I need for 6 people, and how much is that per person?"
-)
-SHOPPING = (
-    "I bought 3 notebooks at 4.75 €, 2 pens at 1.20 € and 5 stamps at 0.85 €. "
-    "What did each kind of item cost me, and what is the total?"
-)
 
 
 def _euros(output: str) -> str:
@@ -36,20 +28,20 @@ def train_answer(request: dict) -> dict:
 
 
 ANSWERS = {
-    TRAIN: [
+    "TRAIN_QUESTION": [
         reply(text("I'll work out both months at once."), calculator("37 * 23"), calculator("37 * 31")),
         train_answer,
     ],
     # The model copies "1,250" from the question, the calculator refuses the comma, the model reads
     # the error and writes the number again without it.
-    FLOUR: [
+    "RECIPE_QUESTION": [
         reply(text("I'll compute both amounts."), calculator("1,250 * 6 / 4"), calculator("1250 / 4")),
         reply(text("The calculator wants numbers without a thousands separator, so again:"),
               calculator("1250 * 6 / 4")),
         reply(text("For 6 people you need 1,875 g of flour, which is 312.5 g per person.")),
     ],
     # Three independent products at once, then the total, which needs their results.
-    SHOPPING: [
+    "SHOPPING_QUESTION": [
         reply(text("Let me work out each kind of item."),
               calculator("3 * 4.75"), calculator("2 * 1.20"), calculator("5 * 0.85")),
         reply(text("Now the total."), calculator("14.25 + 2.4 + 4.25")),

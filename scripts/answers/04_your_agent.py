@@ -1,33 +1,35 @@
 """Scripted answers for notebook 4 (see scripts/author_recordings.py).
 
-The n-th reply answers the n-th model call after that user question. agent.py, run as a script by
-the notebook, asks the first question again: same conversation, same answers.
+Keyed by the name the notebook gives each question (`PRODUCT_QUESTION = "..."`): the words are
+written once, in the notebook. The n-th reply answers the n-th model call after that question.
+agent.py, run as a script by the notebook, asks the first question again: same conversation, same
+answers.
 """
 
 from looplab.scripted import calculator, reply, text, tool_use
 
 ANSWERS = {
     # run's try-it, two lines of one session (and agent.py's single line).
-    "What is 4823 × 1979?": [
+    "PRODUCT_QUESTION": [
         reply(text("I'll use the calculator for that."), calculator("4823 * 1979")),
         reply(text("4823 × 1979 = 9,544,717.")),
     ],
-    "And that divided by 7?": [
+    "FOLLOW_UP_QUESTION": [
         reply(text("Now I'll divide that result by 7."), calculator("9544717 / 7")),
         reply(text("9,544,717 ÷ 7 = 1,363,531.")),
     ],
     # A reply cut short on purpose: the request asks for max_tokens=8.
-    "Explain in three paragraphs why 0.1 + 0.2 is not 0.3 in Python.": [
+    "ESSAY_QUESTION": [
         reply(text("In Python, 0.1 + 0.2"), stop_reason="max_tokens"),
     ],
     # The look ahead: one request each, with a toolbox of two tools.
-    "How many times does the letter r appear in 'strawberry'?": [
+    "LETTERS_QUESTION": [
         reply(text("I'll count them exactly."), tool_use("count_letters", {"text": "strawberry", "letter": "r"})),
     ],
-    "What is 365 × 24?": [
+    "ARITHMETIC_QUESTION": [
         reply(calculator("365 * 24")),
     ],
-    "Hi! What can you do?": [
+    "GREETING_QUESTION": [
         reply(text("Hi! I can do exact arithmetic and count the letters in a word or text. What would you like to know?")),
     ],
 }
