@@ -79,8 +79,9 @@ class Course:
     def __post_init__(self):
         if (not isinstance(self.versions, tuple) or not self.versions
                 or not all(isinstance(v, str) and v for v in self.versions)):
+            hint = " (pass a course's versions, not its current version)" if isinstance(self.versions, str) else ""
             raise TypeError(f"Course.versions must be a non-empty tuple of version names, oldest first; "
-                            f"got {self.versions!r}")
+                            f"got {self.versions!r}{hint}")
         if len(set(self.versions)) != len(self.versions):
             raise ValueError(f"Course.versions names a version twice: {self.versions!r}")
         for exercise in self.exercises:

@@ -184,7 +184,7 @@ def test_a_new_exercise_needs_two_wrong_answers_shown_failing(fork):
     from tests.check_helpers import soundness_file, soundness_gaps
 
     folder, course = fork
-    five = Course(course.version, (course.notebook(STEM),))
+    five = Course(course.versions, (course.notebook(STEM),))
     tests = folder / "tests"
     tests.mkdir()
     soundness = soundness_file(course.notebook(STEM), tests)
