@@ -48,19 +48,23 @@ HINTS = {**HINTS, "5.2": ["Double it, as in 5.1."]}
 '''
 
 
-def made_before(version: str | None = COURSE.version) -> nbformat.NotebookNode:
-    """Notebook 5's solution as the earlier version had it: exercise 5.1 only, saying `version` (None: nothing)."""
-    notebook = solution_notebook()
+def saying(version: str | None, notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The notebook, its metadata saying it was made with `version` (None: saying nothing)."""
     if version is None:
-        del notebook.metadata["looplab"]
+        notebook.metadata.pop("looplab", None)
     else:
-        notebook.metadata["looplab"]["course_version"] = version
+        notebook.metadata["looplab"] = {"course_version": version}
     return notebook
 
 
-def made_with_later() -> nbformat.NotebookNode:
+def made_before(version: str | None = COURSE.version) -> nbformat.NotebookNode:
+    """Notebook 5's solution as the earlier version had it: exercise 5.1 only, saying `version`."""
+    return saying(version, solution_notebook())
+
+
+def made_with_later(version: str | None = LATER) -> nbformat.NotebookNode:
     """Notebook 5's solution in the later version: 5.2's exercise and check cells added."""
-    notebook = made_before(LATER)
+    notebook = made_before(version)
     notebook.cells += [
         nbformat.v4.new_code_cell(f"def twice(number):\n    {BEGIN}\n    return 2 * number\n    {END}",
                                   metadata={"tags": ["exercise"], "looplab": {"exercise": "5.2"}}),
@@ -157,12 +161,11 @@ def test_the_generator_stamps_the_course_version_it_generates_for(later, tmp_pat
     (made_before(None), COURSE.version, "", "names no course version"),
     (made_before("1999.01"), COURSE.version, "", "names course version '1999.01', which this course does not have"),
     # an exercise cell of the later version in a notebook saying the earlier one: graded, not skipped
-    (made_with_later() | {"metadata": {"looplab": {"course_version": COURSE.version}}}, LATER, "",
+    (made_with_later(COURSE.version), LATER, "",
      f"names course version {COURSE.version} but holds exercise cells added later"),
 ], ids=["earlier", "later", "later-without-5.2", "none", "unknown", "earlier-with-5.2"])
 def test_a_submission_is_graded_as_the_version_it_names_or_its_cells(later, notebook, graded_as, column, why):
     _, course = later
-    notebook = nbformat.from_dict(notebook)
     version = grade.submission_version(notebook, course.notebook(STEM), course)
     assert (version.graded_as, version.column, version.why) == (graded_as, column, why)
     absent = grade.not_in_version(course.notebook(STEM), version.graded_as, course)
