@@ -33,7 +33,7 @@ record: $(BIN)/.installed
 	$(MAKE) notebooks
 
 # The one step after an edit: re-author a recording a notebook outgrew (offline, scripted answers),
-# store the solutions' outputs, regenerate the learner notebooks and the grader's fixtures.
+# store the solutions' outputs, regenerate the learner notebooks.
 # A no-op on an unchanged course (it prints "nothing changed").
 notebooks: $(BIN)/.installed
 	$(BIN)/python scripts/regenerate.py

@@ -155,7 +155,9 @@ class Course:
         return self.checks(exercise_id).CHECKERS[exercise_id]
 
     def hints(self, exercise_id: str) -> list[str]:
-        return list(self.checks(exercise_id).HINTS[exercise_id])
+        """The exercise's hints, in the learner's language where its catalogue has it (checks.core.Hints)."""
+        hints = self.checks(exercise_id).HINTS[exercise_id]
+        return hints.said() if hasattr(hints, "said") else list(hints)
 
     def texts(self, exercise_id: str) -> dict:
         """Every learner-facing text of its checks, by key (a module without TEXTS writes its words inline)."""

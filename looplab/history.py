@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from string import ascii_uppercase
+from types import SimpleNamespace
 from typing import Any
 
 from pydantic import BaseModel
@@ -23,9 +24,12 @@ from .rules import check_request
 
 
 def to_wire(value: Any) -> Any:
-    """SDK objects as the JSON the SDK sends for them (unset fields are not sent)."""
+    """SDK objects as the JSON the SDK sends for them (unset fields are not sent); plain objects by their fields,
+    as a client that is not the SDK's may return them."""
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", exclude_unset=True, by_alias=True)
+    if isinstance(value, SimpleNamespace):
+        return to_wire(vars(value))
     if isinstance(value, dict):
         return {key: to_wire(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

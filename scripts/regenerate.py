@@ -1,7 +1,7 @@
 """The one step after an edit: rebuild every file the course derives from its sources.
 
     python scripts/regenerate.py                    # the whole course (this is what `make notebooks` runs)
-    python scripts/regenerate.py 03_matching_ids    # one notebook (the fixtures are always rebuilt)
+    python scripts/regenerate.py 03_matching_ids    # one notebook
 
 What a maintainer edits by hand is the source: the solution notebooks (solutions/), the scripted
 answers (scripts/answers/) and the package. Everything below is derived, in this order, and is
@@ -13,8 +13,10 @@ never edited by hand:
    so recordings made live with `make record` survive;
 2. the stored outputs of the solution notebooks, re-run offline and normalised (no widget ids,
    no machine paths), so a diff shows only what changed;
-3. the learner notebooks (notebooks/), made from the solutions;
-4. the grader's test fixtures (tests/grading_fixtures/submissions/), made from 2 and 3.
+3. the learner notebooks (notebooks/), made from the solutions.
+
+(The grader's test fixtures are derived too, but never committed: the tests build them from the
+solutions when they run, see tests/grading_fixtures/make_fixtures.py.)
 
 On an unchanged course it changes nothing: it ends by listing the files it changed, and
 tests/test_regenerate.py runs it on a copy of the course and finds none.
@@ -41,7 +43,7 @@ from looplab.recordings import RECORDINGS_DIR  # noqa: E402
 from looplab.transport import NotRecordedError  # noqa: E402
 
 NOT_RECORDED = NotRecordedError.__name__
-DERIVED = ("looplab/recordings", "solutions", "notebooks", "tests/grading_fixtures/submissions")
+DERIVED = ("looplab/recordings", "solutions", "notebooks")
 
 
 def load_script(path: Path):
@@ -111,7 +113,6 @@ def regenerate(names: list[str]) -> list[str]:
             print(f"running {stem} offline", file=sys.stderr)
             store_outputs(stem)
     exercises.generate(names or None)
-    load_script(ROOT / "tests" / "grading_fixtures" / "make_fixtures.py").build()
     after = digests()
     return sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
 

@@ -29,7 +29,10 @@ import looplab
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "looplab"
-SUBMISSIONS = ROOT / "tests" / "grading_fixtures" / "submissions"
+sys.path.insert(0, str(ROOT / "tests" / "grading_fixtures"))
+import make_fixtures  # noqa: E402
+
+SUBMISSIONS = make_fixtures.built()  # built from the solutions when the tests run
 
 # The authoring side: imported by instructors and maintainers, never by `import looplab`.
 AUTHORING = ("looplab.grade", "looplab.exercises")
@@ -171,10 +174,12 @@ def installed(tmp_path_factory):
                 rows=installed_rows, checkout_rows=checkout_rows, sample=sample)
 
 
-def test_the_wheel_ships_the_recordings_and_leaves_the_repository_out(installed):
+def test_the_wheel_ships_the_recordings_and_the_texts_and_leaves_the_repository_out(installed):
     names = set(zipfile.ZipFile(installed["wheel"]).namelist())
-    for recording in sorted((PACKAGE / "recordings").glob("*.json")):
-        assert f"looplab/recordings/{recording.name}" in names
+    data = sorted((PACKAGE / "recordings").glob("*.json")) + sorted((PACKAGE / "checks" / "texts").glob("*.toml"))
+    assert len(data) > 6
+    for path in data:  # the recordings the scripted models replay, the catalogues the checks speak with
+        assert path.relative_to(ROOT).as_posix() in names
     for module in ("looplab/course.py", "looplab/checks/core.py", "looplab/grade/__main__.py"):
         assert module in names
     assert not any(name.startswith(("tests/", "solutions/", "notebooks/", "scripts/")) for name in names)

@@ -1,7 +1,7 @@
 """The one regeneration command is a no-op on an unchanged course.
 
 `make notebooks` (scripts/regenerate.py) rebuilds every derived file: stored outputs, learner
-notebooks, recordings a notebook outgrew, grader fixtures. The committed files are what its last
+notebooks, recordings a notebook outgrew. The committed files are what its last
 run made, so running it again, here on a copy of the course, must change nothing: no widget id,
 no machine path, no re-authored recording. A diff after a real edit then shows only that edit.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # What the command reads and writes; the copy holds nothing else.
-COPIED = ("looplab", "solutions", "notebooks", "scripts", "tests/grading_fixtures")
+COPIED = ("looplab", "solutions", "notebooks", "scripts")
 
 
 def test_regenerating_an_unchanged_course_changes_nothing(tmp_path):

@@ -2,8 +2,8 @@
 
 A checker is a plain function `checker(obj, report)` that exercises the learner's object (with
 `play`, against a scripted model) and calls `report.require(condition, "key", ...)` for each thing
-it verifies; the words for each key sit in its module's TEXTS table (`Text` rows), never in the
-code. The first unmet expectation stops the check; everything met before it is listed as passed.
+it verifies; the words for each key sit in its module's catalogue, texts/<module>.toml (read into
+TEXTS, `Text` rows), never in the code. The first unmet expectation stops the check; everything met before it is listed as passed.
 What the learner sees is a short panel (HTML and text): what passed, the first thing that failed
 in plain words, and a hint.
 
@@ -19,11 +19,13 @@ Three things keep a check fair:
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 import json
 import signal
 import sysconfig
 import threading
+import tomllib
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +55,8 @@ class Text:
 
     `failed` and `passed` are `str.format` templates over the values the checker passes (and
     `situation`); `hint` is plain words, never formatted, so it can show code with braces.
-    A second language is a column: each row gains `other={"fr": Text(...)}`, and LANGUAGE picks it.
+    A second language is a column: a row's [key.fr] sub-table becomes `other={"fr": Text(...)}`, and
+    LANGUAGE picks it.
     """
 
     failed: str = ""
@@ -63,6 +66,54 @@ class Text:
 
     def said(self) -> "Text":
         return self.other.get(LANGUAGE, self)
+
+
+class Hints(list):
+    """An exercise's hints, one more each time the learner asks; other languages sit beside them, as in Text."""
+
+    def __init__(self, hints=(), other: dict | None = None):
+        super().__init__(hints)
+        self.other = other or {}
+
+    def said(self) -> list[str]:
+        return list(self.other.get(LANGUAGE, self))
+
+
+@functools.cache
+def catalogue(module_file: str) -> tuple[dict[str, Text], dict[str, Hints]]:
+    """The words of a checks module, read from texts/<its name>.toml beside it: its TEXTS and its HINTS.
+
+    The words live in a catalogue, not in the code, so a message is reworded, or translated, without
+    reading Python. Each table of the file is a row, with Text's fields; `like = "key"` gives a row
+    every field it does not write from another row, so words several rows share are written once.
+    A second language is a sub-table of the same row, [key.fr], and [hints.fr] for the hints.
+    """
+    path = Path(module_file).parent / "texts" / f"{Path(module_file).stem}.toml"
+    rows = tomllib.loads(path.read_text(encoding="utf-8"))
+    hints = rows.pop("hints", {})
+    translated_hints = {language: hints.pop(language) for language in _languages(hints)}
+    texts = {key: _text(rows, key) for key in rows}
+    return texts, {exercise: Hints(items, {language: table[exercise] for language, table in translated_hints.items()
+                                           if exercise in table})
+                   for exercise, items in hints.items()}
+
+
+def _languages(table: dict) -> list[str]:
+    """The sub-tables of a row (or of the hints): one a language."""
+    return [name for name, value in table.items() if isinstance(value, dict)]
+
+
+def _text(rows: dict, key: str) -> Text:
+    other = {language: Text(**_fields(rows, key, language)) for language in _languages(rows[key])}
+    return Text(**_fields(rows, key, None), other=other)
+
+
+def _fields(rows: dict, key: str, language: str | None) -> dict:
+    """A row's fields in one language (None: the row itself), over those of the row it is `like`."""
+    row = rows[key]
+    own = row.get(language, row) if language else row
+    lent = _fields(rows, row["like"], language) if "like" in row else {}
+    return lent | {name: value for name, value in own.items() if name != "like" and not isinstance(value, dict)}
 
 
 class Failure(Exception):
@@ -292,37 +343,7 @@ def isolated(obj: Any, references: dict[str, Any]):
             namespace.update(saved)
 
 
-TEXTS = {
-    "not_callable": Text("{name} should be a function; it is a {kind}"),
-    "at_line": Text(passed=" (at: {line})"),
-    "not_written": Text("not written yet: the code still raises NotImplementedError",
-                        "Replace the `raise NotImplementedError(...)` line with your own code, run that cell, then this one."),
-    "rejected": Text("the API rejected the history your code sent (400): {message}"),
-    "too_many_calls": Text("too many model calls: {error}",
-                           "Call the model only as often as needed: stop when it answers in words, "
-                           "and never more than the cap (max_iterations) allows."),
-    "timeout": Text("your code was still running after {seconds} seconds, so the check stopped it",
-                    "Look for a loop that never ends."),
-    "raised": Text("your code raised {error}{where}",
-                   "Read the error, fix the line it points at, run your cell again, then this one."),
-    # the panel a check shows, and the score
-    "headline": Text(passed="{mark} Exercise {exercise} ({title}): {points}/{max_points} points"),
-    "passed_line": Text(passed="  passed: {item}"),
-    "failed_line": Text(passed="  failed: {failed}"),
-    "hint_line": Text(passed="  hint:   {hint}"),
-    "more_hints_line": Text(passed='  more hints: looplab.hint("{exercise}")'),
-    "hint_html": Text(passed='<p><b>Hint:</b> {hint}<br><small>More hints: <code>looplab.hint("{exercise}")</code>'
-                             "</small></p>"),
-    "not_solved": Text(passed="Exercise {exercise} is not solved yet: {failed}"),
-    "hint_number": Text(passed="Hint {index}/{count} for exercise {exercise}: {text}"),
-    "progress": Text(passed="Progress: {points}/{max_points} points"),
-    "progress_none": Text(passed="Progress: no exercise checked yet in this session."),
-    "progress_header": Text(passed="<tr><th>exercise</th><th></th><th>points</th><th>status</th></tr>"),
-    "status_solved": Text(passed="solved"),
-    "status_not_solved": Text(passed="not solved yet"),
-    "status_not_checked": Text(passed="not checked yet"),
-    "no_rule": Text(hint="Look at the messages list right before that call: looplab.show_history(messages) shows it."),
-}
+TEXTS, _ = catalogue(__file__)  # the rows every check shares: the panel, the score, errors in plain words
 SAY = Report(texts=TEXTS)
 
 

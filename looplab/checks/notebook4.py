@@ -26,22 +26,29 @@ import builtins
 import contextlib
 import io
 import sys
+from dataclasses import dataclass, field
+from itertools import zip_longest
 from types import SimpleNamespace
+from typing import Any, Callable
 
 import anthropic
 
+from ..history import to_wire
 from ..loop import SYSTEM_PROMPT
 from ..recordings import canonical_blocks
 from ..rules import check_request
-from ..scripted import TooManyCalls, calculator as calculator_call, never_stops, reply, text, thinking, tool_use
-from ..tools import ERROR_PREFIX
-from .core import Report, Text, play
+from ..scripted import TooManyCalls, calculator as calc, never_stops, reply, text, thinking, tool_use
+from ..tools import run_tool
+from .core import Report, catalogue, play
+from .turns import final_text
 
 QUESTION = "What is 4823 × 1979?"
+ASKED = f"{QUESTION}\n"
 FOLLOW_UP = "And that divided by 7?"
-PRODUCT = "[tool] calculator({'expression': '4823 * 1979'}) -> 9544717"
 PROMPT = "User> "
 AGENT = "Agent>"
+TOOL_LINE = "[tool] {name}({input}) -> {output}"  # the input as Python prints a dict, the output as run_tool says
+AGENT_LINE = AGENT + " {text}"
 CUSTOM_SYSTEM = "Answer in one word."
 MAX_READS_AT_END = 5
 MAX_OUTPUT = 100_000  # characters
@@ -50,183 +57,142 @@ MAX_TOKENS_WORDS = ("max_tokens", "max tokens", "token limit", "cut short", "cut
                     "ended early", "too long", "incomplete", "unfinished")
 REFUSAL_WORDS = ("refus", "declin")  # refusal, refused, refuses, declined...
 
-PROMPT_HINT = ("Write the prompt before every read, the last one too: output_stream.write('User> '), then "
-               "line = input_stream.readline(); stop when the line is '' (end of input) or empty.")
-EMPTY_LINE_HINT = ("readline() returns '' at the end of the input and '\\n' for an empty line: stop on both, "
-                   "e.g. if not line.strip(): return.")
-STOP_REASON_HINT = ("When stop_reason is 'max_tokens' or 'refusal', write an Agent> line that names it, e.g. "
-                    "f\"Agent> (the reply ended early: {reply.stop_reason}) {text}\": the check looks for the stop "
-                    "reason's name, or words like 'cut short' or 'refused'. A refusal may have no text block at all.")
-TOOL_ONLY_HINT = "Run the tools only when stop_reason is 'tool_use'."
-AGENT_LINE_HINT = ("Once stop_reason is not 'tool_use', write one line f\"Agent> {reply}\\n\", the text blocks of "
-                   "that last reply joined; text that comes along with a tool call is not printed.")
-
-TEXTS = {
-    # the scenarios' names
-    "words": Text(passed="the model answers in words"),
-    "text_first": Text(passed="the model asks for the calculator after a text block"),
-    "thinking_first": Text(passed="the model thinks, writes a text block, then asks for the calculator"),
-    "two_calls": Text(passed="the model asks for two calls at once"),
-    "three_calls": Text(passed="the model asks for three calls at once"),
-    "chain": Text(passed="the model chains two calls"),
-    "tool_fails": Text(passed="the tool fails"),
-    "unknown_tool": Text(passed="the model asks for a tool that does not exist"),
-    "two_lines": Text(passed="two lines: the second question refers to the first answer"),
-    "nothing_to_read": Text(passed="nothing to read"),
-    "empty_line": Text(passed="an empty line ends the session"),
-    "cut_short": Text(passed="the reply is cut short (stop_reason 'max_tokens'), then a new line"),
-    "cut_in_call": Text(passed="the reply is cut short in the middle of a tool call"),
-    "refusal": Text(passed="the model refuses (stop_reason 'refusal', no content at all)"),
-    "never_stops": Text(passed="a model that never stops asking for tools, with max_iterations=3"),
-    "custom_system": Text(passed="a custom system prompt"),
-    "minimal_client": Text(passed="a minimal client that is not the SDK's (replies with only stop_reason and content)"),
-    # what passed
-    "one_turn_ok": Text(passed="one line, one reply: the prompt, the Agent> line, and the request (the line, TOOLS, "
-                               "SYSTEM_PROMPT)"),
-    "transcripts_ok": Text(passed="exact [tool] and Agent> lines with a text or thinking block before the call, 2 and 3 "
-                                  "calls at once, chained calls, a failing tool (is_error sent) and an unknown tool"),
-    "end_ok": Text(passed="stops at the end of the input and at an empty line, without calling the model again"),
-    "never_stops_ok": Text(passed="stops after max_iterations calls of a model that never stops, without crashing"),
-    "any_client_ok": Text(passed="works with a minimal client that is not the SDK's"),
-    # reading and writing
-    "called_input": Text("run called input(): it must read its lines from input_stream only, with "
-                         "input_stream.readline()",
-                         "The streams are what make run testable: a test, a script or a grader hands it any object "
-                         "with .readline(); the keyboard is only one of them."),
-    "read_stdin": Text("run read sys.stdin: it must read its lines from input_stream only, with input_stream.readline()",
-                       "The streams are what make run testable: a test, a script or a grader hands it any object "
-                       "with .readline(); the keyboard is only one of them."),
-    "reads_on": Text("run went on reading after the end of the input ({reads} more reads returned ''); it should "
-                     "return the first time", EMPTY_LINE_HINT),
-    "writes_on": Text("run wrote more than {limit:,} characters: it seems to loop without end", EMPTY_LINE_HINT),
-    "printed": Text("{situation}: run wrote nothing to output_stream, but printed to the notebook ({printed!r})",
-                    "Write everything to output_stream: output_stream.write(...), or print(..., file=output_stream)."),
-    "wrote_nothing": Text("{situation}: run wrote nothing to output_stream", PROMPT_HINT),
-    "no_prompt": Text("{situation}: run never wrote the prompt {prompt!r} to output_stream", PROMPT_HINT),
-    "line_differs": Text("{situation}: line {number} of the output is {mine}; expected {theirs}"),
-    "nothing": Text(passed="(nothing)"),
-    "nothing_more": Text(passed="(nothing more)"),
-    "prompt_hint": Text(hint=PROMPT_HINT),
-    "tool_line_hint": Text(hint="One line per tool call: f\"[tool] {block.name}({block.input}) -> {output}\\n\", the "
-                                "input dict as Python prints it (not JSON), the output exactly as run_tool returned it."),
-    "agent_line_hint": Text(hint=AGENT_LINE_HINT),
-    # the model's calls
-    "called_again": Text("{situation}: run called the model again after its final reply (the scenario scripted "
-                         "{count} {replies})",
-                         "Call the model again only while stop_reason is 'tool_use'; after any other stop_reason, "
-                         "write the Agent> line and read the next line."),
-    "one_reply": Text(passed="reply"),
-    "replies": Text(passed="replies"),
-    "raised": Text("{situation}: run raised {error}{where}"),
-    "first_request": Text("{situation}: the first request should hold one user message, the line read; it held "
-                          "{count} message(s)"),
-    "user_message": Text("{situation}: the user message was {said!r}; expected the line without its newline, "
-                         "{question!r}", "Append {'role': 'user', 'content': line.strip()} to messages."),
-    "no_calculator": Text("{situation}: the request did not offer the calculator tool (tools={names})",
-                          "Pass tools=TOOLS."),
-    "default_system": Text("{situation}: the request's system prompt was {system!r}; by default it should be "
-                           "SYSTEM_PROMPT",
-                           "Pass system=system to client.messages.create; the parameter's default is SYSTEM_PROMPT."),
-    "no_is_error": Text("{situation}: the tool_result sent back for the failed call has is_error={flag!r}; it should "
-                        "be True",
-                        "Build each result with tool_result(block, output): it flags an 'Error: ...' output with "
-                        "is_error: true, so the model knows the call failed."),
-    "history_lost": Text("{situation}: the second line's request held {count} message(s); it should hold the {first} "
-                         "messages of the first turn, then the new line",
-                         "Create the messages list once, before the loop that reads lines, and keep appending to it: "
-                         "the model only remembers what each request sends again."),
-    "history_kept": Text("{situation}: the second line's request should start with the first question and end with "
-                         "the second one", "Keep one messages list for the whole session.",
-                         passed="the history is kept across turns"),
-    "called_on_nothing": Text("nothing to read: run called the model although the input was empty; at the end of the "
-                              "input (readline() returns '') it should return", PROMPT_HINT),
-    "went_on": Text("{situation}: run went on after the empty line (line 2) and called the model again; an empty line "
-                    "ends the session, like the end of the input", EMPTY_LINE_HINT),
-    "not_said_cut": Text("{situation}: after the cut reply, run wrote {wrote!r}; it should write an Agent> line that "
-                         "says the reply was cut short (max_tokens)", STOP_REASON_HINT),
-    "next_line": Text("{situation}: the next line should be answered as usual; run wrote {wrote!r}",
-                      "After a cut reply, go on reading lines: the session is not over."),
-    "ran_cut_call": Text("{situation}: run went on with the tool call of a reply that was cut short (stop_reason "
-                         "'max_tokens'); its input may be cut in half, so it must not run", TOOL_ONLY_HINT),
-    "printed_cut_call": Text("{situation}: run ran the cut tool call ({wrote!r}); a reply cut by max_tokens may hold a "
-                             "half-written call, so it must not run", TOOL_ONLY_HINT),
-    "not_said_cut_call": Text("{situation}: run wrote {wrote!r}; it should write an Agent> line that says the reply "
-                              "was cut short (max_tokens)", STOP_REASON_HINT),
-    "not_said_refused": Text("{situation}: run wrote {wrote!r}; it should write an Agent> line that says the model "
-                             "refused (refusal)", STOP_REASON_HINT,
-                             passed="says so on max_tokens (running no cut tool call) and on refusal, without "
-                                    "crashing, and goes on"),
-    "crash_on_stop": Text(hint=STOP_REASON_HINT),
-    "crash_on_cap": Text(hint="A program should not crash when the model goes on: after max_iterations calls, write an "
-                              "Agent> line that says so, and read the next line."),
-    "past_cap": Text("{situation}: run called the model more than 3 times; it should stop after max_iterations calls",
-                     "Bound the inner loop: for _ in range(max_iterations): ..., and use the parameter, not a number "
-                     "of your own."),
-    "custom_sent": Text("{situation}: run(..., system={custom!r}) sent the system prompt {sent!r}",
-                        "Pass system=system to client.messages.create, not SYSTEM_PROMPT.",
-                        passed="sends a custom system prompt"),
-    "minimal_rules": Text("with a minimal client: the history sent breaks the API's rules: {message}"),
-    "minimal_again": Text("with a minimal client: run called the model again after its final reply",
-                          "Call the model again only while stop_reason is 'tool_use'."),
-}
+TEXTS, HINTS = catalogue(__file__)  # the words of these checks: texts/notebook4.toml
 
 
-def transcript(*turns: list[str]) -> str:
-    """What run should print: a prompt and the lines of each turn, then the prompt that meets the end."""
-    return "".join(PROMPT + "".join(line + "\n" for line in lines) for lines in turns) + PROMPT
+def expected_output(replies: list) -> str:
+    """What run should print for these replies: a prompt, a [tool] line for each call, and the Agent> line of
+    the reply that ends the turn, for each line read; then the prompt that meets the end of the input."""
+    output = PROMPT
+    for scripted in replies:
+        response = scripted({"messages": []})
+        if response["stop_reason"] != "tool_use":
+            output += AGENT_LINE.format(text=final_text(response)) + "\n" + PROMPT
+            continue
+        for block in response["content"]:
+            if block["type"] == "tool_use":
+                output += TOOL_LINE.format(**block, output=run_tool(block["name"], block["input"])) + "\n"
+    return output
 
 
-# (key of the situation in TEXTS, input text, scripted replies, expected transcript)
-TRANSCRIPT_SCENARIOS = [
-    ("words", f"{QUESTION}\n", [reply(text("It is 9,544,717."))], transcript(["Agent> It is 9,544,717."])),
-    ("text_first", f"{QUESTION}\n",
-     [reply(text("I'll use the calculator."), calculator_call("4823 * 1979")), reply(text("4823 × 1979 = 9,544,717."))],
-     transcript([PRODUCT, "Agent> 4823 × 1979 = 9,544,717."])),
-    ("thinking_first", f"{QUESTION}\n",
-     [reply(thinking("A big product: use the tool."), text("Let me compute that."), calculator_call("4823 * 1979")),
-      reply(thinking("The tool said 9544717."), text("That is 9,544,717."))],
-     transcript([PRODUCT, "Agent> That is 9,544,717."])),
-    ("two_calls", "What are 4823 × 1979 and 1234 / 8?\n",
-     [reply(text("Both at once."), calculator_call("4823 * 1979"), calculator_call("1234 / 8")),
-      reply(text("9,544,717 and 154.25."))],
-     transcript([PRODUCT, "[tool] calculator({'expression': '1234 / 8'}) -> 154.25", "Agent> 9,544,717 and 154.25."])),
-    ("three_calls", "What are 2 + 3, 4 * 5 and 10 / 4?\n",
-     [reply(calculator_call("2 + 3"), calculator_call("4 * 5"), calculator_call("10 / 4")),
-      reply(text("5, 20 and 2.5."))],
-     transcript(["[tool] calculator({'expression': '2 + 3'}) -> 5", "[tool] calculator({'expression': '4 * 5'}) -> 20",
-                 "[tool] calculator({'expression': '10 / 4'}) -> 2.5", "Agent> 5, 20 and 2.5."])),
-    ("chain", "What is 4823 × 1979, divided by 7?\n",
-     [reply(calculator_call("4823 * 1979")), reply(text("Now the division."), calculator_call("9544717 / 7")),
-      reply(text("It is 1,363,531."))],
-     transcript([PRODUCT, "[tool] calculator({'expression': '9544717 / 7'}) -> 1363531.0", "Agent> It is 1,363,531."])),
-    ("tool_fails", "What is 1 / 0?\n",
-     [reply(text("Let me try."), calculator_call("1 / 0")), reply(text("Dividing by zero has no answer."))],
-     transcript(["[tool] calculator({'expression': '1 / 0'}) -> Error: division by zero",
-                 "Agent> Dividing by zero has no answer."])),
-    ("unknown_tool", "What's the weather in Paris?\n",
-     [reply(tool_use("weather", {"city": "Paris"})), reply(text("I have no weather tool, sorry."))],
-     transcript(["[tool] weather({'city': 'Paris'}) -> Error: unknown tool 'weather'",
-                 "Agent> I have no weather tool, sorry."])),
-]
+@dataclass(frozen=True)
+class Run:
+    """One scenario for run: the lines it reads, the model's replies, and what it must do besides printing."""
+
+    key: str  # the situation's row in TEXTS
+    lines: str
+    replies: Any  # scripted replies, or a function that makes a model that never stops
+    exact: bool = True  # run must print expected_output(replies); else `then` reads the learner's own words
+    then: Callable | None = None  # more to verify: then(report, output, turn)
+    note: str | None = None  # a row listed as passed once this scenario has passed
+    again: str = "called_again"  # the row for a model called once more than the replies allow
+    stray: tuple = (TooManyCalls,)  # the errors that mean it was called once too often
+    crash: str | None = None  # the row whose hint explains a crash, where run must never crash
+    call_limit: int | None = None  # default: one call per reply
+    options: dict = field(default_factory=dict)  # run's keyword arguments
+
+
+def _first_request(report: Report, output: str, turn) -> None:
+    """The request holds one user message, the line read without its newline, the tools and the system prompt."""
+    sent = turn.requests[0]
+    messages = sent.get("messages", [])
+    report.require(len(messages) == 1 and messages[0].get("role") == "user", "first_request", count=len(messages))
+    said = _text_of(messages[0].get("content"))
+    report.require(said == QUESTION, "user_message", said=said, question=QUESTION)
+    names = [tool.get("name") for tool in sent.get("tools", []) if isinstance(tool, dict)]
+    report.require("calculator" in names, "no_calculator", names=names)
+    report.require(canonical_blocks(sent.get("system") or []) == canonical_blocks(SYSTEM_PROMPT), "default_system",
+                   system=sent.get("system"))
+
+
+def _error_flagged(report: Report, output: str, turn) -> None:
+    """The failed call's tool_result went back to the model with is_error: True."""
+    last = turn.requests[-1]["messages"][-1]
+    content = last.get("content") if isinstance(last.get("content"), list) else []
+    flags = [b.get("is_error") for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    report.require(flags == [True], "no_is_error", flag=flags[0] if flags else None)
+
+
+def _history_kept(report: Report, output: str, turn) -> None:
+    """The second line's request sends the whole first turn again, then the new line."""
+    first_turn = turn.requests[1]["messages"] + [{"role": "assistant", "content": turn.responses[1]["content"]}]
+    sent = turn.requests[2]["messages"]
+    report.require(len(sent) == len(first_turn) + 1, "history_lost", count=len(sent), first=len(first_turn))
+    report.require(_text_of(sent[0].get("content")) == QUESTION and _text_of(sent[-1].get("content")) == FOLLOW_UP,
+                   "history_kept")
+
+
+def _said(report: Report, output: str, words: tuple[str, ...], key: str) -> list[str]:
+    """The turn's Agent> line names what happened, in the learner's words; what run wrote after each prompt."""
+    turns = _turns(output)
+    report.require(len(turns) >= 1 and _says(turns[0], words), key, wrote=turns[0] if turns else output)
+    return turns
+
+
+def _said_cut_then_went_on(report: Report, output: str, turn) -> None:
+    turns = _said(report, output, MAX_TOKENS_WORDS, "not_said_cut")
+    report.require(len(turns) >= 2 and turns[1].rstrip() == ANSWERED_AS_USUAL, "next_line",
+                   wrote=turns[1] if len(turns) > 1 else report.words("nothing"))
+
+
+def _ran_no_cut_call(report: Report, output: str, turn) -> None:
+    report.require(not any("[tool]" in turn for turn in _turns(output)), "printed_cut_call", wrote=output)
+    _said(report, output, MAX_TOKENS_WORDS, "not_said_cut_call")
+
+
+def _said_refused(report: Report, output: str, turn) -> None:
+    _said(report, output, REFUSAL_WORDS, "not_said_refused")
+
+
+def _custom_sent(report: Report, output: str, turn) -> None:
+    sent = turn.requests[0].get("system")
+    report.require(canonical_blocks(sent or []) == canonical_blocks(CUSTOM_SYSTEM), "custom_sent",
+                   custom=CUSTOM_SYSTEM, sent=sent)
+
 
 TWO_TURNS = [
-    reply(text("I'll use the calculator."), calculator_call("4823 * 1979")),
+    reply(text("I'll use the calculator."), calc("4823 * 1979")),
     reply(text("4823 × 1979 = 9,544,717.")),
-    reply(calculator_call("9544717 / 7")),
+    reply(calc("9544717 / 7")),
     reply(text("That is 1,363,531.")),
 ]
-TWO_TURNS_TRANSCRIPT = transcript(
-    [PRODUCT, "Agent> 4823 × 1979 = 9,544,717."],
-    ["[tool] calculator({'expression': '9544717 / 7'}) -> 1363531.0", "Agent> That is 1,363,531."],
-)
-FIRST_TURN_TRANSCRIPT = transcript([PRODUCT, "Agent> 4823 × 1979 = 9,544,717."])
-CUT_SHORT_LINES = f"{QUESTION}\nWhat is 12 × 12?\n"
-REFUSED_LINE = "Help me cheat on my exam.\n"
-CUT_SHORT = [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), reply(calculator_call("12 * 12")),
-             reply(text("12 × 12 = 144."))]
-CUT_IN_CALL = [reply(text("I'll use the calculator."), calculator_call("4823 * 19"), stop_reason="max_tokens")]
 ANSWERED_AS_USUAL = "[tool] calculator({'expression': '12 * 12'}) -> 144\nAgent> 12 × 12 = 144."
-MINIMAL_TRANSCRIPT = transcript([PRODUCT, "Agent> It is 9,544,717."])
+
+RUN_SCENARIOS = [
+    Run("words", ASKED, [reply(text("It is 9,544,717."))], then=_first_request, note="one_turn_ok"),
+    Run("text_first", ASKED, [reply(text("I'll use the calculator."), calc("4823 * 1979")),
+                              reply(text("4823 × 1979 = 9,544,717."))]),
+    Run("thinking_first", ASKED, [reply(thinking("A big product: use the tool."), text("Let me compute that."),
+                                        calc("4823 * 1979")),
+                                  reply(thinking("The tool said 9544717."), text("That is 9,544,717."))]),
+    Run("two_calls", "What are 4823 × 1979 and 1234 / 8?\n",
+        [reply(text("Both at once."), calc("4823 * 1979"), calc("1234 / 8")), reply(text("9,544,717 and 154.25."))]),
+    Run("three_calls", "What are 2 + 3, 4 * 5 and 10 / 4?\n",
+        [reply(calc("2 + 3"), calc("4 * 5"), calc("10 / 4")), reply(text("5, 20 and 2.5."))]),
+    Run("chain", "What is 4823 × 1979, divided by 7?\n",
+        [reply(calc("4823 * 1979")), reply(text("Now the division."), calc("9544717 / 7")),
+         reply(text("It is 1,363,531."))]),
+    Run("tool_fails", "What is 1 / 0?\n", [reply(text("Let me try."), calc("1 / 0")),
+                                           reply(text("Dividing by zero has no answer."))], then=_error_flagged),
+    Run("unknown_tool", "What's the weather in Paris?\n",
+        [reply(tool_use("weather", {"city": "Paris"})), reply(text("I have no weather tool, sorry."))],
+        then=_error_flagged, note="transcripts_ok"),
+    Run("two_lines", f"{QUESTION}\n{FOLLOW_UP}\n", TWO_TURNS, then=_history_kept),
+    Run("nothing_to_read", "", [], call_limit=0, again="called_on_nothing"),
+    Run("empty_line", f"{QUESTION}\n\n{FOLLOW_UP}\n", TWO_TURNS[:2], again="went_on",
+        stray=(TooManyCalls, anthropic.BadRequestError), note="end_ok"),
+    Run("cut_short", f"{QUESTION}\nWhat is 12 × 12?\n",
+        [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), reply(calc("12 * 12")),
+         reply(text("12 × 12 = 144."))], exact=False, then=_said_cut_then_went_on, crash="crash_on_stop"),
+    Run("cut_in_call", ASKED, [reply(text("I'll use the calculator."), calc("4823 * 19"), stop_reason="max_tokens")],
+        exact=False, then=_ran_no_cut_call, again="ran_cut_call"),
+    Run("refusal", "Help me cheat on my exam.\n", [reply(stop_reason="refusal")], exact=False, then=_said_refused,
+        crash="crash_on_stop"),
+    Run("never_stops", ASKED, never_stops, exact=False, note="never_stops_ok", again="past_cap", crash="crash_on_cap",
+        call_limit=3, options={"max_iterations": 3}),
+    Run("custom_system", ASKED, [reply(text("9544717."))], exact=False, then=_custom_sent,
+        options={"system": CUSTOM_SYSTEM}),
+]
 MINIMAL_REPLIES = [  # what a client that is not the SDK's may return: only stop_reason and content
     SimpleNamespace(stop_reason="tool_use", content=[
         SimpleNamespace(type="text", text="Using the calculator."),
@@ -234,6 +200,7 @@ MINIMAL_REPLIES = [  # what a client that is not the SDK's may return: only stop
     ]),
     SimpleNamespace(stop_reason="end_turn", content=[SimpleNamespace(type="text", text="It is 9,544,717.")]),
 ]
+MINIMAL_OUTPUT = expected_output([reply(calc("4823 * 1979")), reply(text("It is 9,544,717."))])
 
 
 # --- the session: guarded keyboard, bounded streams -------------------------------------------------------
@@ -258,27 +225,22 @@ class Session:
         if self.used:
             raise self.report.failure(self.used)
 
-    def input(self, lines: str) -> "_Input":
-        return _Input(lines, self.report)
-
-    def output(self) -> "_Output":
-        return _Output(self.report)
-
-    def play(self, lines: str, replies, call_limit: int | None = None, again: str = "called_again",
-             stray=(TooManyCalls,), crash: str | None = None, **options):
+    def play(self, scenario: Run):
         """Run the learner's run on one scenario: what it wrote, and its exchanges with the model."""
-        output = self.output()
-        turn = play(lambda client: self.run(self.input(lines), output, client, **options), replies,
-                    len(replies) if call_limit is None else call_limit)
+        output = _Output(self.report)
+        replies = scenario.replies() if callable(scenario.replies) else scenario.replies
+        call_limit = len(replies) if scenario.call_limit is None else scenario.call_limit
+        lines = _Input(scenario.lines, self.report)
+        turn = play(lambda client: self.run(lines, output, client, **scenario.options), replies, call_limit)
         self.verify()
-        if isinstance(turn.error, stray):
+        if isinstance(turn.error, scenario.stray):
             count = len(replies) if isinstance(replies, list) else 0
-            raise self.report.failure(again, count=count,
+            raise self.report.failure(scenario.again, count=count,
                                       replies=self.report.words("one_reply" if count == 1 else "replies"))
-        if crash and turn.error is not None and not isinstance(turn.error, anthropic.BadRequestError):
+        if scenario.crash and turn.error is not None and not isinstance(turn.error, anthropic.BadRequestError):
             error = turn.error
             said = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-            raise self.report.failure("raised", self.report.text(crash).hint, error=said, where=turn.where)
+            raise self.report.failure("raised", self.report.text(scenario.crash).hint, error=said, where=turn.where)
         turn.reraise()
         return output.getvalue(), turn
 
@@ -292,11 +254,8 @@ class Session:
                             if printed else "")
         self.report.require(bool(output.strip()), "wrote_nothing")
         self.report.require(PROMPT.strip() in output, "no_prompt", prompt=PROMPT)
-        got_lines, want_lines = got.split("\n"), want.split("\n")
-        index = next(i for i in range(max(len(got_lines), len(want_lines)))
-                     if (got_lines + [None] * len(want_lines))[i] != (want_lines + [None] * len(got_lines))[i])
-        mine = got_lines[index] if index < len(got_lines) else None
-        theirs = want_lines[index] if index < len(want_lines) else None
+        lines = zip_longest(got.split("\n"), want.split("\n"))
+        index, (mine, theirs) = next((index, pair) for index, pair in enumerate(lines) if pair[0] != pair[1])
         raise self.report.failure("line_differs", self.report.text(_hint_for(mine or "", theirs or "")).hint,
                                   number=index + 1, mine=self.report.words("nothing") if mine is None else repr(mine),
                                   theirs=self.report.words("nothing_more") if theirs is None else repr(theirs))
@@ -391,116 +350,20 @@ def _says(turn: str, words: tuple[str, ...]) -> bool:
 def check_run(run, report: Report) -> None:
     report.require_function(run, "run")
     with Session(run, report).guarded() as session:
-        for part in (_one_turn, _transcripts, _history, _end_of_input, _cut_and_refused, _never_stops, _system,
-                     _any_client):
-            part(session, report)
+        for scenario in RUN_SCENARIOS:
+            report.enter(scenario.key)
+            output, turn = session.play(scenario)
+            if scenario.exact:
+                session.expect_transcript(output, expected_output(scenario.replies))
+            if scenario.then:
+                scenario.then(report, output, turn)
+            if scenario.note:
+                report.note(scenario.note)
+        _any_client(session, report)
     report.situation = None
 
 
-def _one_turn(session: Session, report: Report) -> None:
-    key, lines, replies, expected = TRANSCRIPT_SCENARIOS[0]
-    report.enter(key)
-    output, turn = session.play(lines, replies)
-    session.expect_transcript(output, expected)
-    sent = turn.requests[0]
-    messages = sent.get("messages", [])
-    report.require(len(messages) == 1 and messages[0].get("role") == "user", "first_request", count=len(messages))
-    said = _text_of(messages[0].get("content"))
-    report.require(said == QUESTION, "user_message", said=said, question=QUESTION)
-    names = [tool.get("name") for tool in sent.get("tools", []) if isinstance(tool, dict)]
-    report.require("calculator" in names, "no_calculator", names=names)
-    report.require(canonical_blocks(sent.get("system") or []) == canonical_blocks(SYSTEM_PROMPT), "default_system",
-                   system=sent.get("system"))
-    report.note("one_turn_ok")
-
-
-def _transcripts(session: Session, report: Report) -> None:
-    for key, lines, replies, expected in TRANSCRIPT_SCENARIOS[1:]:
-        report.enter(key)
-        output, turn = session.play(lines, replies)
-        session.expect_transcript(output, expected)
-        if "[tool]" in expected and ERROR_PREFIX in expected:
-            last = turn.requests[-1]["messages"][-1]
-            content = last.get("content") if isinstance(last.get("content"), list) else []
-            flags = [b.get("is_error") for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
-            report.require(flags == [True], "no_is_error", flag=flags[0] if flags else None)
-    report.note("transcripts_ok")
-
-
-def _history(session: Session, report: Report) -> None:
-    report.enter("two_lines")
-    output, turn = session.play(f"{QUESTION}\n{FOLLOW_UP}\n", TWO_TURNS)
-    session.expect_transcript(output, TWO_TURNS_TRANSCRIPT)
-    first_turn = turn.requests[1]["messages"] + [{"role": "assistant", "content": turn.responses[1]["content"]}]
-    sent = turn.requests[2]["messages"]
-    report.require(len(sent) == len(first_turn) + 1, "history_lost", count=len(sent), first=len(first_turn))
-    report.require(_text_of(sent[0].get("content")) == QUESTION and _text_of(sent[-1].get("content")) == FOLLOW_UP,
-                   "history_kept")
-
-
-def _end_of_input(session: Session, report: Report) -> None:
-    report.enter("nothing_to_read")
-    output, _ = session.play("", [], call_limit=0, again="called_on_nothing")
-    session.expect_transcript(output, PROMPT)
-    report.enter("empty_line")
-    output, _ = session.play(f"{QUESTION}\n\n{FOLLOW_UP}\n", TWO_TURNS[:2], again="went_on",
-                             stray=(TooManyCalls, anthropic.BadRequestError))
-    session.expect_transcript(output, FIRST_TURN_TRANSCRIPT)
-    report.note("end_ok")
-
-
-def _cut_and_refused(session: Session, report: Report) -> None:
-    report.enter("cut_short")
-    output, _ = session.play(CUT_SHORT_LINES, CUT_SHORT, crash="crash_on_stop")
-    turns = _turns(output)
-    report.require(len(turns) >= 1 and _says(turns[0], MAX_TOKENS_WORDS), "not_said_cut",
-                   wrote=turns[0] if turns else output)
-    report.require(len(turns) >= 2 and turns[1].rstrip() == ANSWERED_AS_USUAL, "next_line",
-                   wrote=turns[1] if len(turns) > 1 else report.words("nothing"))
-
-    report.enter("cut_in_call")
-    output, _ = session.play(f"{QUESTION}\n", CUT_IN_CALL, again="ran_cut_call")
-    turns = _turns(output)
-    report.require(not any("[tool]" in turn for turn in turns), "printed_cut_call", wrote=output)
-    report.require(len(turns) >= 1 and _says(turns[0], MAX_TOKENS_WORDS), "not_said_cut_call",
-                   wrote=turns[0] if turns else output)
-
-    report.enter("refusal")
-    output, _ = session.play(REFUSED_LINE, [reply(stop_reason="refusal")], crash="crash_on_stop")
-    turns = _turns(output)
-    report.require(len(turns) >= 1 and _says(turns[0], REFUSAL_WORDS), "not_said_refused",
-                   wrote=turns[0] if turns else output)
-
-
-def _never_stops(session: Session, report: Report) -> None:
-    report.enter("never_stops")
-    session.play(f"{QUESTION}\n", never_stops(), call_limit=3, again="past_cap", crash="crash_on_cap",
-                 max_iterations=3)
-    report.note("never_stops_ok")
-
-
-def _system(session: Session, report: Report) -> None:
-    report.enter("custom_system")
-    _, turn = session.play(f"{QUESTION}\n", [reply(text("9544717."))], system=CUSTOM_SYSTEM)
-    sent = turn.requests[0].get("system")
-    report.require(canonical_blocks(sent or []) == canonical_blocks(CUSTOM_SYSTEM), "custom_sent",
-                   custom=CUSTOM_SYSTEM, sent=sent)
-
-
 # --- any client will do -----------------------------------------------------------------------------------
-
-
-def _plain(value):
-    """SimpleNamespace blocks (as the duck-typed client returns them) as plain dicts, for the API's rules."""
-    if isinstance(value, SimpleNamespace):
-        return {key: _plain(item) for key, item in vars(value).items()}
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json", exclude_unset=True)
-    return value
 
 
 class MinimalClient:
@@ -510,7 +373,7 @@ class MinimalClient:
         self.messages, self.replies, self.report = self, list(replies), report
 
     def create(self, **kwargs):
-        violation = check_request({"messages": _plain(kwargs.get("messages"))})
+        violation = check_request({"messages": to_wire(kwargs.get("messages"))})
         if violation is not None:
             raise self.report.failure("minimal_rules", violation.hint, message=violation.message)
         self.report.require(bool(self.replies), "minimal_again")
@@ -519,28 +382,12 @@ class MinimalClient:
 
 def _any_client(session: Session, report: Report) -> None:
     report.enter("minimal_client")
-    output = session.output()
-    session.run(session.input(f"{QUESTION}\n"), output, MinimalClient(MINIMAL_REPLIES, report))
+    output = _Output(report)
+    session.run(_Input(ASKED, report), output, MinimalClient(MINIMAL_REPLIES, report))
     session.verify()
-    session.expect_transcript(output.getvalue(), MINIMAL_TRANSCRIPT)
+    session.expect_transcript(output.getvalue(), MINIMAL_OUTPUT)
     report.note("any_client_ok")
 
 
 # The course manifest (looplab/course.py) names this module; these are what it reads.
-CHECKERS = {
-    "4.1": check_run,
-}
-
-HINTS = {
-    "4.1": [
-        "Two loops. The outer one writes 'User> ' to output_stream, reads input_stream.readline(), and returns at '' "
-        "(end of input) or an empty line; the inner one calls the model while stop_reason is 'tool_use', at most "
-        "max_iterations times. Create the messages list once, before the outer loop, so the history lasts the session.",
-        "For each tool_use block (found by its type, never content[0]): output = run_tool(block.name, block.input); "
-        "write f\"[tool] {block.name}({block.input}) -> {output}\\n\"; collect tool_result(block, output). All the "
-        "results go back in ONE user message.",
-        "Then write f\"Agent> {reply}\\n\", the text blocks of the last reply joined. On 'max_tokens' or 'refusal', "
-        "write an Agent> line that names the stop reason (a refusal may have no text block), run no tool call of a "
-        "cut reply, and drop that reply from messages. Never raise: a program goes on to the next line.",
-    ],
-}
+CHECKERS = {"4.1": check_run}

@@ -4,154 +4,32 @@ A Scenario is the scripted replies, the history before the call and the options 
 What agent_turn should do follows from them: call the model once per reply, keep each reply
 verbatim, answer each round of calls with ONE user message of results, return the last reply's
 text. Notebooks 2 and 3 play the same scenarios through the same code; where notebook 3 words a
-failure differently (its learners have met run_tools), its TEXTS replace a row of this one.
+failure differently (its learners have met run_tools), its catalogue's row replaces this one's.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import zip_longest
+from types import SimpleNamespace
 
 import anthropic
 
 from ..client import MODEL
 from ..history import to_wire
-from ..loop import SYSTEM_PROMPT
+from ..loop import SYSTEM_PROMPT, tool_result
 from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, never_stops
 from ..tools import is_error, run_tool
-from .core import Report, Text, learner_frame, play
+from .core import Report, catalogue, learner_frame, play
 
 START = {"role": "user", "content": "What is 4823 × 1979?"}
 DEFAULT_CAP = 10
 BLOCK_TYPES = ("TextBlock", "ThinkingBlock", "ToolUseBlock")  # SDK classes, in the AttributeError
 
-_PAIRING = ("Build each result from its own block: tool_use_id=block.id with run_tool(block.name, block.input). "
-            "Never pair ids and outputs by position.")
-_IS_ERROR = ("run_tool returns a text starting with 'Error: ' for a failing or unknown tool; only those results get "
-             "'is_error': True (tool_result from notebook 2 does it for you).")
-_VERBATIM = 'Append {"role": "assistant", "content": reply.content} right after each call.'
-
-TEXTS = {
-    # playing a scenario
-    "called_again_after_cut": Text(
-        "{situation}: the reply stopped with stop_reason 'max_tokens' (cut off), yet agent_turn called the model "
-        "again: it ran a truncated tool call. It should stop and return the reply's text",
-        "Decide on reply.stop_reason: only 'tool_use' means run the tools and call again; anything else ends the turn."),
-    "called_again": Text("{situation}: the model answered in words (stop_reason {reason!r}) after {calls} call(s), "
-                         "yet agent_turn called it again",
-                         "Stop as soon as reply.stop_reason is not 'tool_use', and return the reply's text."),
-    "block_confusion": Text("{situation}: your code raised AttributeError: {error}",
-                            "A reply's blocks come in any order (text, thinking, tool_use): pick them by block.type, "
-                            "never content[0]."),
-    "raised_at_answer": Text(
-        "{situation}: agent_turn raised RuntimeError ({error}) although the model answered in words on call {calls} "
-        "(max_iterations={cap}); a turn that ends within the cap must return its text",
-        "Look at reply.stop_reason right after each call: a final answer ends the turn, even on the last allowed call."),
-    "no_calculator": Text("{situation}: model call {number} did not offer the calculator tool (tools={names})",
-                          "Pass tools=TOOLS to every client.messages.create call."),
-    "model": Text("{situation}: model call {number} asked for model {model!r}; use MODEL ({expected!r})"),
-    "wrong_system": Text("{situation}: model call {number} did not send the system prompt (system={system})",
-                         "Pass system=SYSTEM_PROMPT to every call: it tells the model to use the calculator."),
-    "no_system": Text("{situation}: model call {number} did not send the system prompt (no system field)",
-                      "Pass system=SYSTEM_PROMPT to every call: it tells the model to use the calculator."),
-    "stopped_early": Text("{situation}: after model call {made} the model asked for a tool (stop_reason 'tool_use')"
-                          "{first}, but agent_turn stopped there; this turn needs {needed} calls",
-                          "While reply.stop_reason is 'tool_use': run every tool_use block, append the results, "
-                          "and call the model again."),
-    "first_block": Text(passed=" (its first block is a {first} block: the tool_use comes after it)"),
-    "call_count": Text("{situation}: agent_turn made {made} model call(s); this turn needs {needed}"),
-    "raw_output": Text("{situation}: agent_turn returned {answer}, the tool's raw output; it should return the "
-                       "model's final words, {expected!r}",
-                       "The point of the loop: the model reads the result and answers. Return the text blocks of the "
-                       "last reply."),
-    "wrong_answer": Text("{situation}: agent_turn returned {answer}; it should return the text of the model's last "
-                         "reply, {expected!r}",
-                         'Join the text of the last reply\'s text blocks: "".join(b.text for b in reply.content if '
-                         'b.type == "text").'),
-    "scenario_passed": Text(passed="{situation}: {made} call(s), returns the model's final text, history kept verbatim"),
-    # the history after the turn
-    "not_in_place": Text("{situation}: messages still holds only the {start} message(s) it had before the call; "
-                         "agent_turn should append each reply and each results message to the list it was given",
-                         "Use messages.append(...) on the list passed in; don't build a new list."),
-    "last_reply_missing": Text(
-        "{situation}: the model's last reply is missing from messages; append every reply, the final one too, so "
-        "that the next question continues the conversation",
-        'Append {"role": "assistant", "content": reply.content} right after each call, before deciding what to do.'),
-    "history_short": Text("{situation}: messages ends after {count} messages; it should hold {needed}: {outline}",
-                          "After each reply, append it; if it asks for tools, append one user message with all the "
-                          "results."),
-    "history_long": Text("{situation}: messages has {count} messages; it should hold {needed}: {outline} "
-                         "(message {index} is extra: {extra})",
-                         "Append each reply once, and after a reply that asks for tools, one user message with the "
-                         "results."),
-    "history_changed": Text("{situation}: messages[{index}], which was there before the call, was changed to {mine}",
-                            "Only append to messages: never change or remove what is already there."),
-    "not_a_reply": Text("{situation}: messages[{index}] should be the model's reply (role 'assistant'); it is {mine}",
-                        _VERBATIM),
-    "reply_changed": Text("{situation}: messages[{index}] should be the model's reply kept verbatim, blocks "
-                          "[{wanted}]; yours holds {kinds}",
-                          "Keep every block of the reply (text, thinking, tool_use) as it came: append "
-                          '{"role": "assistant", "content": reply.content}.'),
-    "history_is_error": Text("{situation}: messages[{index}] holds {content}; the calculator returned an error text, "
-                             'so its tool_result needs "is_error": True',
-                             "Build each result with your tool_result from exercise 2.1."),
-    "history_results": Text("{situation}: messages[{index}] should be one user message with the results of the "
-                            "calls in messages[{before}]: {wanted}; yours is {mine}",
-                            "Answer every tool_use of the reply with tool_result(block, run_tool(block.name, "
-                            'block.input)), all in one {"role": "user", "content": [...]} message.'),
-    "outline_question": Text(passed="question"),
-    "outline_reply": Text(passed="reply {kinds}"),
-    "outline_results": Text(passed="results {kinds}"),
-    "outline_message": Text(passed="[{index}] {role}: {what}"),
-    "outline_text": Text(passed="text"),
-    "outline_call": Text(passed="tool_use {id}"),
-    "outline_result": Text(passed="tool_result for {id}"),
-    "kinds_string": Text(passed="the string {content!r}"),
-    "kinds_long_string": Text(passed="a string"),
-    # results, matched by id (3.1, and every results message of 2.2, 2.3 and 3.3)
-    "results_where": Text(passed="{situation}: messages[{index}]"),
-    "results_not_list": Text("{where}: the results should be a list of tool_result dicts; got a {kind}",
-                             "Return a list: [tool_result(block, output), ...]."),
-    "results_count": Text("{where}: {count} result(s) for {calls} tool_use block(s); every tool_use needs its own "
-                          "tool_result",
-                          "Loop over every block of the reply: there can be several tool_use blocks, not only the "
-                          "first."),
-    "not_a_result": Text("{where}: {result!r} is not a tool_result block",
-                         'Each result is a dict {"type": "tool_result", "tool_use_id": ..., "content": ...}.'),
-    "unknown_id": Text("{where}: a result cites {tool_id!r}, which is not the id of any tool_use in the reply",
-                       "Copy the id from the tool_use block you are answering: tool_use_id=block.id."),
-    "cited_twice": Text("{where}: two results cite {tool_id!r}; each tool_use is answered exactly once", _PAIRING),
-    "wrong_output": Text("{where}: the result citing {tool_id} holds {got!r}, but that id belongs to the call "
-                         "{call}, whose result is {expected!r}", _PAIRING),
-    "needs_is_error": Text("{where}: the call {call} failed ({expected!r}) but its result has no 'is_error': True",
-                           _IS_ERROR),
-    "needless_is_error": Text("{where}: the call {call} worked ({expected!r}) but its result says 'is_error': True",
-                              _IS_ERROR),
-    # the hard cap
-    "never_stops": Text(passed="a model that never stops, with max_iterations={cap}"),
-    "never_stops_default": Text(passed="a model that never stops, with the default max_iterations"),
-    "cap_never_stopped": Text("{situation}: your code never stopped; the check stopped it after {calls} model calls "
-                              "(with max_iterations={limit}, it should stop after {limit})",
-                              "A loop that trusts the model to stop needs a hard cap: for _ in range(max_iterations), "
-                              "then raise."),
-    "cap_returned": Text("{situation}: agent_turn returned {answer} after {calls} call(s); it should raise "
-                         "RuntimeError, so the caller knows the turn did not finish",
-                         'After the last allowed call, raise RuntimeError(f"... {max_iterations} ...") instead of '
-                         "returning."),
-    "cap_calls": Text("{situation}: agent_turn made {calls} model call(s) before raising; it should make exactly "
-                      "{limit}",
-                      "One model call per iteration: for _ in range(max_iterations), then raise after the loop."),
-    "cap_named": Text("{situation}: the RuntimeError says {said!r}; it should name the limit ({limit}) that was hit",
-                      'Put the number in the message, e.g. f"still calling tools after {max_iterations} calls".'),
-    "cap_history": Text("{situation}: after the RuntimeError, messages is not a valid history; the next request "
-                        "would get a 400: {violation}",
-                        "Run the tools of the last reply and append their results before raising: every tool_use "
-                        "needs its tool_result."),
-    "cap_passed": Text(passed="{situation}: stops after {limit} call(s), raises RuntimeError naming {limit}, "
-                              "history valid"),
-}
+TEXTS, _ = catalogue(__file__)  # the words of these checks: texts/turns.toml
 
 
 @dataclass(frozen=True)
@@ -315,12 +193,8 @@ def expected_history(history: list, responses: list[dict]) -> list:
     for response in responses:
         expected.append({"role": "assistant", "content": response["content"]})
         if response["stop_reason"] == "tool_use":
-            calls = [block for block in response["content"] if block["type"] == "tool_use"]
-            results = []
-            for block in calls:
-                output = run_tool(block["name"], block["input"])
-                results.append({"type": "tool_result", "tool_use_id": block["id"], "content": output,
-                                **({"is_error": True} if is_error(output) else {})})
+            calls = [SimpleNamespace(**block) for block in response["content"] if block["type"] == "tool_use"]
+            results = [tool_result(call, run_tool(call.name, call.input)) for call in calls]  # the course's own
             expected.append({"role": "user", "content": results})
     return expected
 
@@ -379,9 +253,7 @@ def compare_history(actual: list, expected: list, start: int, report: Report) ->
     wire = to_wire(list(actual))
     shape = dict(count=len(wire), needed=len(expected), start=start, outline=outline(expected, report))
     report.require(len(wire) > start or len(expected) <= start, "not_in_place", **shape)
-    for index in range(max(len(wire), len(expected))):
-        mine = wire[index] if index < len(wire) else None
-        wanted = expected[index] if index < len(expected) else None
+    for index, (mine, wanted) in enumerate(zip_longest(wire, expected)):
         if mine is None:
             last = wanted["role"] == "assistant" and index == len(expected) - 1
             raise report.failure("last_reply_missing" if last else "history_short", **shape)

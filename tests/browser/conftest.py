@@ -340,3 +340,49 @@ def run_notebook(jupyter_lab):
         return open_and_run_all(page, jupyter_lab, jupyter_lab.add_notebook(path))
 
     return run
+
+
+# Done when no prompt shows [*] and every code cell has an execution count: the run reached the end.
+_REACHED_THE_END = f"""path => {{
+    {_PANEL}
+    if (!panel) return false;
+    const cells = panel.content.widgets.filter(cell => cell.model.type === 'code');
+    const prompts = [...panel.node.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(node => node.textContent);
+    return cells.length > 0 && !prompts.some(text => text.includes('*'))
+        && cells.every(cell => cell.model.executionCount !== null);
+}}"""
+
+_CELL_OUTCOMES = f"""path => {{
+    {_PANEL}
+    return panel.content.widgets.filter(cell => cell.model.type === 'code').map(cell => ({{
+        tags: cell.model.getMetadata('tags') || [],
+        ran: cell.model.executionCount !== null,
+        errors: cell.model.outputs.toJSON().filter(output => output.output_type === 'error').map(output => output.ename),
+    }}));
+}}"""
+
+
+@pytest.fixture
+def run_all_to_the_end(jupyter_lab):
+    """run_all_to_the_end(page, path): Run All in JupyterLab; [{tags, ran, errors}] per code cell.
+
+    Fails if the run does not reach the last code cell (a cell that raised stopped it).
+    """
+
+    def run(page, path):
+        notebook = jupyter_lab.add_notebook(path)
+        page.goto(jupyter_lab.url(f"/lab/tree/{notebook}?reset"))
+        page.wait_for_function(_KERNEL_IDLE, arg=notebook, timeout=60_000, polling=200)
+        page.evaluate(_RUN_ALL, notebook)
+        try:
+            page.wait_for_function(_REACHED_THE_END, arg=notebook, timeout=RUN_TIMEOUT, polling=200)
+        except Exception:
+            outcomes = page.evaluate(_CELL_OUTCOMES, notebook)
+            stopped = [index + 1 for index, cell in enumerate(outcomes) if not cell["ran"]]
+            raised = [f"code cell {index + 1} {cell['tags']}: {cell['errors']}"
+                      for index, cell in enumerate(outcomes) if cell["errors"]]
+            pytest.fail(f"Run All of {notebook} did not reach the end: code cells {stopped} never ran; "
+                        f"raised: {raised}", pytrace=False)
+        return page.evaluate(_CELL_OUTCOMES, notebook)
+
+    return run

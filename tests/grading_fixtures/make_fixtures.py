@@ -1,11 +1,13 @@
 """Make the submissions the grader's tests grade, from the course's own notebooks.
 
-    .venv/bin/python tests/grading_fixtures/make_fixtures.py    # rewrites tests/grading_fixtures/submissions/
+    .venv/bin/python tests/grading_fixtures/make_fixtures.py /tmp/submissions    # to try the grader on them
 
 Everything is built from solutions/*.ipynb (and the learner copies made from them by
-looplab.exercises), so the fixtures follow the course when it changes; tests/test_grade.py checks
-that the committed files are exactly what this script makes. One folder per learner, named after
-what the submission does, plus two loose files that exercise the file-name rule:
+looplab.exercises), so the fixtures follow the course when it changes. They are built when the tests
+run (`built()`, once per process, in a temporary folder) and never committed: an edit to a solution
+notebook lands in the solution and its learner copy only, and the fixtures can never be stale.
+One folder per learner, named after what the submission does, plus two loose files that exercise
+the file-name rule:
 
     complete/<every solution notebook>   the solutions as they are
     partial/01_one_tool_call             1.1 solved, 1.2 wrong (a tool named "calc"), 1.3 the stub
@@ -26,18 +28,20 @@ what the submission does, plus two loose files that exercise the file-name rule:
 
 from __future__ import annotations
 
+import atexit
 import copy
+import functools
 import json
 import re
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-SUBMISSIONS = HERE / "submissions"
 sys.path.insert(0, str(ROOT))
 
 from looplab.exercises import BEGIN, SOLUTIONS, exercise_of, learner_version  # noqa: E402
@@ -163,7 +167,7 @@ def other_course():
     return notebook
 
 
-def build(target: Path = SUBMISSIONS) -> list[Path]:
+def build(target: Path) -> list[Path]:
     """Write every fixture under `target` (emptied first); return the files written."""
     if target.exists():
         shutil.rmtree(target)
@@ -201,6 +205,17 @@ def build(target: Path = SUBMISSIONS) -> list[Path]:
     return written + [readme, cut, other]
 
 
+@functools.cache
+def built() -> Path:
+    """The fixture set, built once per process into a temporary `.../submissions` folder (removed at exit)."""
+    folder = Path(tempfile.mkdtemp(prefix="looplab-fixtures-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    build(folder / "submissions")
+    return folder / "submissions"
+
+
 if __name__ == "__main__":
-    for path in build():
-        print(f"wrote {path.relative_to(ROOT)}")
+    if len(sys.argv) != 2:
+        sys.exit(f"usage: {sys.argv[0]} FOLDER   (writes the fixture submissions into FOLDER, emptied first)")
+    for path in build(Path(sys.argv[1])):
+        print(f"wrote {path}")
