@@ -17,6 +17,7 @@ from pathlib import Path
 import anthropic
 import httpx2
 
+from .error_display import show_api_errors_briefly
 from .recordings import Recording
 from .transport import ObservedTransport, RecordingTransport, Replay, Traffic
 
@@ -73,7 +74,9 @@ def client(
         answer = RecordingTransport(network, saved) if mode == "record" else network
         api_key, max_retries = os.environ.get("ANTHROPIC_API_KEY") or OFFLINE_API_KEY, 2
 
-    transport = ObservedTransport(answer, traffic, print_hints=print_hints)
+    # In a notebook, an API error shows in a few lines that include the hint, so it is not printed twice.
+    hint_in_the_error = show_api_errors_briefly()
+    transport = ObservedTransport(answer, traffic, print_hints=print_hints and not hint_in_the_error)
     sdk_client = anthropic.Anthropic(
         api_key=api_key,
         max_retries=max_retries,

@@ -1,10 +1,30 @@
 """Recorded conversations: load them, find the answer to a request, and say why one is missing.
 
 Offline, the course answers each request with the response the API gave (or would give) to the
-same conversation. "The same" is judged on meaning, not bytes: the SDK may send `"content": "hi"`
-or `[{"type": "text", "text": "hi"}]`, block objects or dicts, keys in any order, with or without
-`max_tokens` changes. So each request is reduced to a canonical conversation first (model, system,
-tool names, messages with only the fields that change what the model sees) and matched on that.
+same conversation. "The same" is judged on meaning, not bytes: each request is reduced to a
+canonical conversation (model, system, tool names, messages with only the fields that change what
+the model sees) and matched on that. The differences it ignores (tests/test_replay_matching.py
+holds one test per line):
+
+1. string content or a list holding that one text block (messages, `system`, tool_result content),
+   and no `system` or an empty one;
+2. SDK block objects or dicts (both reach the wire as the same JSON);
+3. key order, in every object;
+4. request parameters other than model, system, tools and messages (`max_tokens`, `metadata`,
+   `tool_choice`...): they bound or steer an answer, while a recording holds one answer per
+   conversation;
+5. the tools' order (the API looks tools up by name), and a tool's description and schema: the
+   notebooks all send the course's one definition, and a learner's reworded description should
+   still find the recorded answer;
+6. block fields that are not content: `cache_control`, `citations`, `caller`, a thinking block's
+   `signature`...; and `is_error: false`, which is the default;
+7. the order of the tool_result blocks that open a user message: the API pairs a result with its
+   call by `tool_use_id`, not by place, so parallel calls may be answered in any order. They are
+   compared as a set keyed by id: a result that carries another call's content does not match.
+
+Everything else keeps its order and counts: text blocks among themselves, the calls of a reply, the
+messages, and where a result stands. A result after a text block is not reordered into the opening
+run: the API rejects that conversation (rules.py), so it must stay a different one.
 
 A recording file is plain, pretty-printed JSON a learner can read:
 `{"model": ..., "exchanges": [{"request": {wire request}, "response": {wire Message}}]}`.
@@ -66,8 +86,11 @@ def canonical_block(block: Any) -> Any:
     return kept
 
 
-def canonical_conversation(request: dict) -> dict:
-    """What a request asks, with every difference that can't change the answer removed."""
+def readable_conversation(request: dict) -> dict:
+    """A request's conversation with only the fields that change what the model sees, in the order sent.
+
+    The not-recorded message shows differences in this form, so its paths name the learner's own blocks.
+    """
     system = request.get("system")
     return {
         "model": request.get("model"),
@@ -80,6 +103,58 @@ def canonical_conversation(request: dict) -> dict:
             for message in request.get("messages", [])
         ],
     }
+
+
+def canonical_conversation(request: dict) -> dict:
+    """What a request asks, with every difference that can't change the answer removed."""
+    conversation = readable_conversation(request)
+    conversation["messages"] = [_results_by_id(message) for message in conversation["messages"]]
+    return conversation
+
+
+def opening_results(message: Any) -> int:
+    """How many tool_result blocks open a user message: the ones the API pairs with calls by id."""
+    if not (isinstance(message, dict) and message.get("role") == "user" and isinstance(message.get("content"), list)):
+        return 0
+    count = 0
+    for block in message["content"]:
+        if not (isinstance(block, dict) and block.get("type") == "tool_result"):
+            break
+        count += 1
+    return count
+
+
+def _results_by_id(message: Any) -> Any:
+    """The message with its opening tool_results in order of id (then content, should an id repeat)."""
+    count = opening_results(message)
+    if count < 2:
+        return message
+    content = message["content"]
+    results = sorted(content[:count], key=lambda block: (str(block.get("tool_use_id")), json.dumps(block, sort_keys=True)))
+    return {**message, "content": results + content[count:]}
+
+
+def _results_in_order_of(recorded: Any, yours: Any) -> Any:
+    """The recorded message with its opening results in the order of yours' ids, so a difference is
+    reported at the place the learner's result holds (results whose id yours lacks go last)."""
+    count, your_count = opening_results(recorded), opening_results(yours)
+    if count < 2 or your_count == 0:
+        return recorded
+    your_ids = [block.get("tool_use_id") for block in yours["content"][:your_count]]
+    results = recorded["content"][:count]
+    place = {tool_use_id: index for index, tool_use_id in reversed(list(enumerate(your_ids)))}
+    ordered = sorted(results, key=lambda block: place.get(block.get("tool_use_id"), len(your_ids)))
+    return {**recorded, "content": ordered + recorded["content"][count:]}
+
+
+def typed_line(message: Any) -> str | None:
+    """The text of a user message made only of text (a line a person typed), else None."""
+    if not (isinstance(message, dict) and message.get("role") == "user" and isinstance(message.get("content"), list)):
+        return None
+    blocks = message["content"]
+    if not blocks or not all(isinstance(block, dict) and block.get("type") == "text" for block in blocks):
+        return None
+    return "".join(block.get("text", "") for block in blocks)
 
 
 def conversation_key(request: dict) -> str:
@@ -175,13 +250,39 @@ class Recording:
         return self._index.get(conversation_key(request))
 
     def nearest_difference(self, request: dict) -> Difference | None:
-        """The first difference from the recorded conversation that looks most like this one."""
+        """The first difference from the recorded conversation that looks most like this one.
+
+        The nearest is chosen on canonical conversations; the difference is then read in the order
+        the learner sent, the recorded results lined up with theirs by id.
+        """
         if not self.exchanges:
             return None
         yours = canonical_conversation(request)
-        candidates = [canonical_conversation(e["request"]) for e in self.exchanges]
-        nearest = max(candidates, key=lambda recorded: _shared_prefix(recorded, yours))
-        return first_difference(nearest, yours)
+        nearest = max(self.exchanges, key=lambda e: _shared_prefix(canonical_conversation(e["request"]), yours))
+        recorded, sent = readable_conversation(nearest["request"]), readable_conversation(request)
+        recorded["messages"] = [
+            _results_in_order_of(message, sent["messages"][index]) if index < len(sent["messages"]) else message
+            for index, message in enumerate(recorded["messages"])
+        ]
+        return first_difference(recorded, sent)
+
+    def recorded_lines(self, request: dict) -> list[list[str]]:
+        """What a person can type and get an answer to offline: the user lines of each recorded
+        conversation with this request's setup (model, system, tools), one list per conversation.
+
+        A conversation that opens a longer one is part of it, so only the longest is kept.
+        """
+        yours = canonical_conversation(request)
+        conversations: list[list[str]] = []
+        for exchange in self.exchanges:
+            recorded = canonical_conversation(exchange["request"])
+            if any(recorded[key] != yours[key] for key in ("model", "system", "tools")):
+                continue
+            lines = [line for line in map(typed_line, recorded["messages"]) if line is not None]
+            if lines and lines not in conversations:
+                conversations.append(lines)
+        return [lines for lines in conversations
+                if not any(len(other) > len(lines) and other[: len(lines)] == lines for other in conversations)]
 
     def add(self, request: dict, response: dict) -> None:
         """Keep one answer per conversation: re-recording a conversation replaces its answer."""

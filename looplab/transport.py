@@ -19,6 +19,7 @@ from typing import Callable
 import anthropic
 import httpx2
 
+from .error_display import brief_traceback
 from .recordings import Recording
 from .rules import check_request, error_body
 
@@ -29,8 +30,17 @@ class NotRecordedError(anthropic.AnthropicError):
     """Offline, and this conversation was never recorded.
 
     It derives from the SDK's own base error, so the SDK lets it through unchanged: no
-    "Connection error.", no retries.
+    "Connection error.", no retries. In a notebook it shows its message and the learner's own
+    lines, not the frames of the SDK and of this transport (error_display.py).
     """
+
+    def __init__(self, message: str, summary: str | None = None):
+        super().__init__(message)
+        # The same in one line, for a program that tells its user and goes on (notebook 4's agent.py).
+        self.summary = summary or message.splitlines()[0]
+
+    def _render_traceback_(self) -> list[str]:
+        return brief_traceback(self)
 
 
 def _json_response(status_code: int, body: dict, request_id: str) -> httpx2.Response:
@@ -140,7 +150,7 @@ class Replay:
             )
         answer = self.recording.find(body)
         if answer is None:
-            raise NotRecordedError(not_recorded_message(self.recording, body))
+            raise NotRecordedError(not_recorded_message(self.recording, body), not_recorded_summary(self.recording, body))
         return _json_response(200, answer, "req_offline_replay")
 
 
@@ -161,6 +171,17 @@ def not_recorded_message(recording: Recording, request: dict) -> str:
         f"then run `python scripts/author_recordings.py {recording.name}` (offline, free)."
     )
     return "\n".join(lines)
+
+
+def not_recorded_summary(recording: Recording, request: dict) -> str:
+    """One line: which lines the recording answers (with this setup), and how to ask anything."""
+    conversations = recording.recorded_lines(request)
+    if conversations:
+        recorded = " or ".join(" then ".join(f'"{line}"' for line in lines) for lines in conversations)
+        what = f"the recording '{recording.name}' answers only {recorded}"
+    else:
+        what = f"the recording '{recording.name}' holds no conversation with this model, system prompt and tools"
+    return f"Not recorded offline: {what}. Set ANTHROPIC_API_KEY to ask anything."
 
 
 class RecordingTransport(httpx2.BaseTransport):

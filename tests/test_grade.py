@@ -127,9 +127,17 @@ def solved(*numbers: str) -> list[tuple]:
     return [(number, COURSE.exercise(number).points, "solved", "") for number in numbers]
 
 
+def after(stem: str, number: str) -> list[str]:
+    """The exercises of a notebook that come after `number`: the fixtures below are written about the first
+    ones; an exercise added later to the notebook takes the course's solution, so it is expected solved."""
+    ids = COURSE.notebook(stem).ids
+    return ids[ids.index(number) + 1:]
+
+
 def expected_rows() -> list[tuple]:
     course = grade.load_course()
     numbers = {stem: nb.ids for stem, nb in course.items()}
+    nb1 = numbers[NB1]
     expected: list[tuple] = []
     for path in sorted(SOLUTIONS.glob("*.ipynb")):
         expected += rows_of("complete", path.stem, *solved(*numbers[path.stem]))
@@ -139,11 +147,13 @@ def expected_rows() -> list[tuple]:
     loop = f"endless_loop/{NB1}.ipynb"
     stopped = f"stopped: cells {exercise_cell(loop, '1.3')} and {check_cell(loop, '1.3')} ran past the 5 s limit"
     expected += rows_of("endless_loop", NB1, *solved("1.1", "1.2"),
-                        ("1.3", 0, stopped, Has("your code was still running after 10 seconds")))
+                        ("1.3", 0, stopped, Has("your code was still running after 10 seconds")),
+                        *solved(*after(NB1, "1.3")))
 
     stub = [("1.1", 0, "not written yet", Has("not written yet: the code still raises NotImplementedError")),
             ("1.2", 0, "not written yet", "not written yet: CALCULATOR_TOOL is still an empty dict"),
-            ("1.3", 0, "not written yet", Has("not written yet: the code still raises NotImplementedError"))]
+            ("1.3", 0, "not written yet", Has("not written yet: the code still raises NotImplementedError")),
+            *[(n, 0, "not written yet", Has("not written yet")) for n in after(NB1, "1.3")]]
     expected += rows_of("forged", NB1, *stub)
     expected.append(("invalid_json", NB1, "", "0", "", "invalid JSON",
                      Starts("Expecting property name enclosed in double quotes"),
@@ -151,33 +161,34 @@ def expected_rows() -> list[tuple]:
 
     exit_cell = fixture_cell(f"kernel_dies/{NB1}.ipynb", lambda cell: "os._exit" in cell.source)
     expected += rows_of("kernel_dies", NB1, *solved("1.1", "1.2"),
-                        ("1.3", 0, f"the kernel died (in cell {exit_cell})",
-                         "the kernel exited before this exercise was graded"))
+                        *[(n, 0, f"the kernel died (in cell {exit_cell})",
+                           "the kernel exited before this exercise was graded") for n in ["1.3", *after(NB1, "1.3")]])
     expected.append(("not_a_notebook", "", "", "0", "", "not a notebook",
                      "the JSON has no nbformat version and list of cells", "submissions/not_a_notebook.ipynb", ""))
     expected.append(("other_course", "", "", "0", "", "not a notebook of this course",
-                     "exercises found: 7.1, 7.2, 7.3", f"submissions/other_course/{NB1}.ipynb", ""))
+                     "exercises found: " + ", ".join("7." + n.split(".")[1] for n in nb1),
+                     f"submissions/other_course/{NB1}.ipynb", ""))
 
     expected += rows_of("partial", NB1, *solved("1.1"),
                         ("1.2", 0, "not solved", Starts("its name is 'calc'")),
-                        ("1.3", 0, "not written yet", Has("not written yet")))
+                        ("1.3", 0, "not written yet", Has("not written yet")), *solved(*after(NB1, "1.3")))
     if (SOLUTIONS / f"{NB2}.ipynb").exists():
         # agent_turn is 2.2 and, redefined in a later cell, 2.3: each is graded where its check cell is.
         expected += rows_of("partial", NB2, *solved("2.1", "2.2"),
-                            ("2.3", 0, "not written yet", Has("not written yet")))
+                            ("2.3", 0, "not written yet", Has("not written yet")), *solved(*after(NB2, "2.3")))
     expected += rows_of("stub", NB1, *stub)
 
     broken = exercise_cell(f"syntax_error/{NB1}.ipynb", "1.1")
     expected += rows_of("syntax_error", NB1,
                         ("1.1", 0, "syntax error",
                          f"cell {broken} does not parse (expected ':', line 5), so calculator was never defined"),
-                        *solved("1.2", "1.3"))
+                        *solved(*after(NB1, "1.1")))
     expected += rows_of("tampered", NB1, *[(n, 0, "tampered with the checks",
                                             "changed while the notebook ran: looplab.checks.run_check")
-                                           for n in ("1.1", "1.2", "1.3")])
+                                           for n in nb1])
     expected += rows_of("tampered_code", NB1, *[(n, 0, "tampered with the checks",
                                                  Has("looplab.checks.notebook1.check_calculator"))
-                                                for n in ("1.1", "1.2", "1.3")])
+                                                for n in nb1])
     return expected
 
 
