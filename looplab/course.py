@@ -7,6 +7,11 @@ Adding a notebook is one `Notebook(...)` entry below, plus files of its own: the
 (`solutions/<stem>.ipynb`), its checks module (`looplab/checks/<module>.py`: scenarios, checkers,
 texts and hints), its recording and its scripted answers. See docs/WRITING_NOTEBOOKS.md.
 
+The course has versions (`Course.versions`, oldest first), and every notebook says in its metadata
+which one it was made with. Adding an exercise to a published course is a new version and the
+exercise's `since`: the grader then gives a notebook made before it "not in this version", 0 of 0
+points, instead of failing it for an exercise it never had.
+
 Why the earlier pieces are listed: a learner's bug in notebook 1 must never fail a check of
 notebook 3. While an exercise is checked, every name an earlier exercise built, and every name the
 notebooks' set-up provides, is swapped in the learner's namespace for the course's reference
@@ -39,6 +44,7 @@ class Exercise:
     title: str
     points: int
     reference: str  # where the course's own version lives, "module:attribute"
+    since: str | None = None  # the course version that added it (one of Course.versions); None: the first
 
 
 @dataclass(frozen=True)
@@ -59,8 +65,56 @@ class Notebook:
 
 @dataclass(frozen=True)
 class Course:
-    version: str
+    """The whole course. `versions` are its published versions, oldest first; the last is the current one.
+
+    Why versions: learners hand in notebooks made months apart. An exercise added in a later
+    version must not count against a notebook made before it existed (the grader marks it "not in
+    this version", 0 of 0 points). Versions are compared by their place in this list, never by
+    their spelling, so any label works ("2026.12", "2027.03b").
+    """
+
+    versions: tuple[str, ...]
     notebooks: tuple[Notebook, ...]
+
+    def __post_init__(self):
+        if (not isinstance(self.versions, tuple) or not self.versions
+                or not all(isinstance(v, str) and v for v in self.versions)):
+            hint = " (pass a course's versions, not its current version)" if isinstance(self.versions, str) else ""
+            raise TypeError(f"Course.versions must be a non-empty tuple of version names, oldest first; "
+                            f"got {self.versions!r}{hint}")
+        if len(set(self.versions)) != len(self.versions):
+            raise ValueError(f"Course.versions names a version twice: {self.versions!r}")
+        for exercise in self.exercises:
+            if exercise.since is not None and exercise.since not in self.versions:
+                raise ValueError(f"Exercise {exercise.id} is since {exercise.since!r}, which is not one of the "
+                                 f"course's versions ({', '.join(self.versions)})")
+
+    # --- versions ---------------------------------------------------------------------------------
+
+    @property
+    def version(self) -> str:
+        """The current version: the one the learner notebooks are generated with."""
+        return self.versions[-1]
+
+    def version_order(self, version: str) -> int:
+        """Where a version stands among the course's (0: the first); ValueError for one it never had."""
+        try:
+            return self.versions.index(version)
+        except ValueError:
+            raise ValueError(f"{version!r} is not a version of this course; its versions are "
+                             f"{', '.join(self.versions)}") from None
+
+    def since(self, exercise: Exercise) -> str:
+        """The version that added the exercise (the first one unless it says otherwise)."""
+        return exercise.since or self.versions[0]
+
+    def exists_in(self, exercise: Exercise, version: str) -> bool:
+        """Was the exercise part of the course in that version? Yes in every version from its `since` on."""
+        return self.version_order(self.since(exercise)) <= self.version_order(version)
+
+    def first_version_with(self, exercises) -> str:
+        """The oldest version holding every one of these exercises (the first version for none)."""
+        return max((self.since(e) for e in exercises), key=self.version_order, default=self.versions[0])
 
     # --- looking things up ------------------------------------------------------------------------
 
@@ -125,7 +179,9 @@ class Course:
 
 
 COURSE = Course(
-    version="2026.12",
+    # Oldest first; the last is the current one. Adding an exercise to a published course: append a
+    # version here and give the exercise since="<that version>" (docs/WRITING_NOTEBOOKS.md).
+    versions=("2026.12",),
     notebooks=(
         Notebook(
             "01_one_tool_call", "One tool call", "looplab.checks.notebook1",
@@ -162,6 +218,26 @@ COURSE = Course(
         ),
     ),
 )
+
+
+# Where a notebook says which course version it was made with: its metadata, {"looplab": {"course_version": ...}}.
+# The generator stamps every learner notebook; solution notebooks carry it too; the grader reads it.
+VERSION_KEY = "course_version"
+
+
+def made_with(notebook) -> str | None:
+    """The course version a notebook says it was made with, or None when it says none.
+
+    Read defensively: a submitted notebook's metadata can hold anything.
+    """
+    looplab_meta = (notebook.get("metadata") or {}).get("looplab")
+    version = looplab_meta.get(VERSION_KEY) if isinstance(looplab_meta, dict) else None
+    return version if isinstance(version, str) and version else None
+
+
+def stamp_version(notebook, version: str) -> None:
+    """Write into the notebook's metadata that it was made with this course version."""
+    notebook.metadata.setdefault("looplab", {})[VERSION_KEY] = version
 
 
 def _course_in_use() -> Course:

@@ -6,7 +6,9 @@
 In a solution notebook, each exercise's code sits between a `### BEGIN SOLUTION` line and a
 `### END SOLUTION` line. The learner's copy has that region replaced by a stub that raises
 NotImplementedError naming the exercise (found in the cell's metadata `looplab.exercise`),
-and every output cleared.
+and every output cleared. Each learner notebook is stamped with the course's current version
+(metadata `looplab.course_version`): the grader reads it to know which exercises existed when
+the learner got their copy.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from .course import COURSE, Course, Notebook
+from .course import COURSE, Course, Notebook, made_with, stamp_version
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -62,13 +64,15 @@ def checked_names(source: str) -> dict[str, str]:
     return names
 
 
-def manifest_disagreements(solution: nbformat.NotebookNode, entry: Notebook) -> list[str]:
+def manifest_disagreements(solution: nbformat.NotebookNode, entry: Notebook, course: Course = COURSE) -> list[str]:
     """Where a solution notebook and its manifest entry differ, in words; [] when they agree.
 
     The notebook's exercise cells, in order, must be the manifest's exercises, and each must be
-    followed by its check cell passing the manifest's name: `check("2.1", tool_result)`.
+    followed by its check cell passing the manifest's name: `check("2.1", tool_result)`. It must
+    say which course version it was made with: one of the course's, and none older than the
+    version that added its newest exercise (else the grader would skip that exercise in it).
     """
-    problems = []
+    problems = version_disagreements(solution, entry, course)
     cells = solution.cells
     marked = [(index, exercise_of(cell)) for index, cell in enumerate(cells) if exercise_of(cell)]
     found = list(dict.fromkeys(number for _, number in marked))
@@ -86,6 +90,18 @@ def manifest_disagreements(solution: nbformat.NotebookNode, entry: Notebook) -> 
     return problems
 
 
+def version_disagreements(solution: nbformat.NotebookNode, entry: Notebook, course: Course = COURSE) -> list[str]:
+    """The solution's course version (metadata `looplab.course_version`) against the course's versions."""
+    version = made_with(solution)
+    if version is None:
+        return [f"{entry.stem}: no course version in its metadata (looplab.course_version); "
+                f"the course's current one is {course.version}"]
+    if version not in course.versions:
+        return [f"{entry.stem}: course version {version!r} is not one of the course's ({', '.join(course.versions)})"]
+    return [f"{entry.stem}: made with course version {version}, but exercise {exercise.id} was added in "
+            f"{course.since(exercise)}" for exercise in entry.exercises if not course.exists_in(exercise, version)]
+
+
 # In the learner's copy, the cells that fail until the learner has written the exercise. Tagged
 # `raises-exception`, they do not stop Run All (JupyterLab and nbclient both honour the tag), so the
 # rest of the notebook runs whatever state the exercises are in, as the prose promises.
@@ -93,8 +109,10 @@ FAILS_UNTIL_SOLVED = ("exercise", "check")
 RAISES = "raises-exception"
 
 
-def learner_version(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def learner_version(solution: nbformat.NotebookNode, course: Course = COURSE) -> nbformat.NotebookNode:
+    """The learner's copy: solutions replaced by stubs, outputs cleared, stamped with the course's current version."""
     notebook = nbformat.from_dict(solution)
+    stamp_version(notebook, course.version)
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
@@ -119,7 +137,7 @@ def generate(names: list[str] | None = None, course: Course = COURSE, solutions:
         if names and stem not in names:
             continue
         target = notebooks / f"{stem}.ipynb"
-        nbformat.write(learner_version(nbformat.read(solutions / f"{stem}.ipynb", as_version=4)), target)
+        nbformat.write(learner_version(nbformat.read(solutions / f"{stem}.ipynb", as_version=4), course), target)
         written.append(target)
     return written
 

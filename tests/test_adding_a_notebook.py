@@ -34,7 +34,7 @@ FIVE = Notebook(
     "05_doubling", "Doubling", "checks_doubling",
     exercises=(Exercise("5.1", "double", "double", 1, "checks_doubling:double"),),
 )
-EXTENDED = Course(COURSE.version, COURSE.notebooks + (FIVE,))
+EXTENDED = Course(COURSE.versions, COURSE.notebooks + (FIVE,))
 '''
 
 # 2. Its checks module: scenarios, checker, texts and hints (what looplab/checks/notebook5.py would hold).
@@ -71,7 +71,8 @@ def solution_notebook() -> nbformat.NotebookNode:
         nbformat.v4.new_code_cell('check("5.1", double)', metadata={"tags": ["check"]}),
     ]
     return nbformat.v4.new_notebook(cells=cells, metadata={
-        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "looplab": {"course_version": COURSE.version}})
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +104,7 @@ def test_the_extended_course_lists_the_new_notebook_last(fork):
 def test_the_solution_notebook_agrees_with_its_manifest_entry(fork):
     folder, course = fork
     solution = nbformat.read(folder / "solutions" / f"{STEM}.ipynb", as_version=4)
-    assert manifest_disagreements(solution, course.notebook(STEM)) == []
+    assert manifest_disagreements(solution, course.notebook(STEM), course) == []
 
 
 def test_the_generator_makes_its_learner_notebook(fork):
@@ -183,7 +184,7 @@ def test_a_new_exercise_needs_two_wrong_answers_shown_failing(fork):
     from tests.check_helpers import soundness_file, soundness_gaps
 
     folder, course = fork
-    five = Course(course.version, (course.notebook(STEM),))
+    five = Course(course.versions, (course.notebook(STEM),))
     tests = folder / "tests"
     tests.mkdir()
     soundness = soundness_file(course.notebook(STEM), tests)

@@ -41,6 +41,7 @@ GENEROUS_CELL_TIMEOUT = 120
 ENDLESS = "endless_loop"  # the one fixture that needs the short limit: graded on its own
 NB1 = "01_one_tool_call"
 NB2 = "02_closing_the_loop"
+FILE = grade.CSV_COLUMNS.index("file")
 
 
 @dataclass(frozen=True)
@@ -118,8 +119,8 @@ def check_cell(relative: str, number: str) -> int:
 
 def rows_of(learner: str, stem: str, *rows) -> list[tuple]:
     file = f"submissions/{learner}/{stem}.ipynb"
-    return [(learner, stem, number, str(points), str(COURSE.exercise(number).points), status, message, file)
-            for number, points, status, message in rows]
+    return [(learner, stem, number, str(points), str(COURSE.exercise(number).points), status, message, file,
+             COURSE.version) for number, points, status, message in rows]
 
 
 def solved(*numbers: str) -> list[tuple]:
@@ -141,7 +142,7 @@ def expected_rows() -> list[tuple]:
     for path in sorted(SOLUTIONS.glob("*.ipynb")):
         expected += rows_of("complete", path.stem, *solved(*numbers[path.stem]))
     expected.append(("empty", "", "", "0", "", "no notebook found", "this folder holds no .ipynb file",
-                     "submissions/empty"))
+                     "submissions/empty", ""))
 
     loop = f"endless_loop/{NB1}.ipynb"
     stopped = f"stopped: cells {exercise_cell(loop, '1.3')} and {check_cell(loop, '1.3')} ran past the 5 s limit"
@@ -156,16 +157,17 @@ def expected_rows() -> list[tuple]:
     expected += rows_of("forged", NB1, *stub)
     expected.append(("invalid_json", NB1, "", "0", "", "invalid JSON",
                      Starts("Expecting property name enclosed in double quotes"),
-                     f"submissions/invalid_json-{NB1}.ipynb"))
+                     f"submissions/invalid_json-{NB1}.ipynb", ""))
 
     exit_cell = fixture_cell(f"kernel_dies/{NB1}.ipynb", lambda cell: "os._exit" in cell.source)
     expected += rows_of("kernel_dies", NB1, *solved("1.1", "1.2"),
                         *[(n, 0, f"the kernel died (in cell {exit_cell})",
                            "the kernel exited before this exercise was graded") for n in ["1.3", *after(NB1, "1.3")]])
     expected.append(("not_a_notebook", "", "", "0", "", "not a notebook",
-                     "the JSON has no nbformat version and list of cells", "submissions/not_a_notebook.ipynb"))
+                     "the JSON has no nbformat version and list of cells", "submissions/not_a_notebook.ipynb", ""))
     expected.append(("other_course", "", "", "0", "", "not a notebook of this course",
-                     "exercises found: " + ", ".join("7." + n.split(".")[1] for n in nb1), f"submissions/other_course/{NB1}.ipynb"))
+                     "exercises found: " + ", ".join("7." + n.split(".")[1] for n in nb1),
+                     f"submissions/other_course/{NB1}.ipynb", ""))
 
     expected += rows_of("partial", NB1, *solved("1.1"),
                         ("1.2", 0, "not solved", Starts("its name is 'calc'")),
@@ -217,7 +219,7 @@ def test_submissions_are_never_modified(graded):
 
 
 def test_the_terminal_shows_progress_and_a_table(graded):
-    count = len({row[-1] for row in graded.rows if row[0] != ENDLESS})
+    count = len({row[FILE] for row in graded.rows if row[0] != ENDLESS})
     assert f"graded {count}/{count}: " in graded.run.stderr
     table = graded.run.stdout
     assert table.startswith("learner")
@@ -227,7 +229,7 @@ def test_the_terminal_shows_progress_and_a_table(graded):
 
 
 def test_feedback_copies_are_the_executed_notebooks_with_their_grade(graded):
-    executed = sorted({(row[0], Path(row[-1]).name) for row in graded.rows if row[2]})
+    executed = sorted({(row[0], Path(row[FILE]).name) for row in graded.rows if row[2]})
     written = sorted((p.parent.name, p.name) for p in graded.feedback.rglob("*.ipynb"))
     assert written == executed
     notebook = nbformat.read(graded.feedback / "partial" / f"{NB1}.ipynb", as_version=4)

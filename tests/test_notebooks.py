@@ -38,10 +38,38 @@ def test_each_solution_notebook_agrees_with_the_manifest(solution):
     assert manifest_disagreements(nbformat.read(solution, as_version=4), COURSE.notebook(solution.stem)) == []
 
 
+def test_a_notebook_without_a_known_course_version_disagrees_with_the_manifest():
+    """Every notebook says which course version it was made with: one the course has, not older than its exercises."""
+    from dataclasses import replace
+
+    from looplab.course import Course
+    from looplab.exercises import manifest_disagreements
+
+    solution = nbformat.read(SOLUTIONS / f"{EXPECTED_NOTEBOOKS[0]}.ipynb", as_version=4)
+    entry = COURSE.notebook(EXPECTED_NOTEBOOKS[0])
+    del solution.metadata["looplab"]
+    assert manifest_disagreements(solution, entry) == [
+        f"{entry.stem}: no course version in its metadata (looplab.course_version); "
+        f"the course's current one is {COURSE.version}"]
+    solution.metadata["looplab"] = {"course_version": "1999.01"}
+    assert manifest_disagreements(solution, entry) == [
+        f"{entry.stem}: course version '1999.01' is not one of the course's ({', '.join(COURSE.versions)})"]
+    # A later version adds an exercise to this notebook: a notebook made with the earlier one cannot hold it.
+    added = replace(entry.exercises[-1], since="2099.01")
+    later = Course(COURSE.versions + ("2099.01",),
+                   (replace(entry, exercises=entry.exercises[:-1] + (added,)),) + COURSE.notebooks[1:])
+    solution.metadata["looplab"] = {"course_version": COURSE.version}
+    assert manifest_disagreements(solution, later.notebook(entry.stem), later) == [
+        f"{entry.stem}: made with course version {COURSE.version}, but exercise {added.id} was added in 2099.01"]
+    solution.metadata["looplab"] = {"course_version": "2099.01"}
+    assert manifest_disagreements(solution, later.notebook(entry.stem), later) == []
+
+
 @pytest.mark.parametrize("solution", SOLUTION_FILES, ids=lambda p: p.stem)
 def test_learner_notebook_is_exactly_what_the_generator_makes(solution):
     expected = learner_version(nbformat.read(solution, as_version=4))
     committed = nbformat.read(NOTEBOOKS / solution.name, as_version=4)
+    assert committed.metadata["looplab"]["course_version"] == COURSE.version
     assert json.loads(nbformat.writes(committed)) == json.loads(nbformat.writes(expected)), (
         f"notebooks/{solution.name} is out of date: run `make notebooks` (python scripts/regenerate.py)"
     )

@@ -32,6 +32,9 @@ How a notebook is graded
   grader made for this run; everything a submission stores (outputs, scores) and everything the
   learner's own cells print is ignored. If a fingerprint differs from the first one, the notebook
   tampered with the checks and gets 0 everywhere.
+- Which course version it was made with comes from its metadata (`looplab.course_version`, see
+  course.SubmissionVersion). Exercises the course added after that version are not checked: their
+  rows say "not in this version", 0 of 0 points.
 - By default (on Linux) kernels are forked from a template process that has already imported the
   kernel, the SDK and looplab (and formatted one traceback: IPython's first costs most of a
   second), so each notebook pays neither the kernel's start-up imports nor `import anthropic`. The
@@ -47,9 +50,9 @@ The gradebook
 -------------
 One CSV row per exercise of each graded notebook, one row for a submission that could not be
 graded at all (exercise empty). Columns: learner, notebook, exercise, points, max_points, status,
-message, file. The statuses, with their CSV text and what each means, are `Status` (status.py);
-README.md's table of them is `Status.readme_table()`. A check's result reaches its row by the kind
-the check reports (solved, not written, not solved), never by its wording.
+message, file, course_version. The statuses, with their CSV text and what each means, are `Status`
+(status.py); README.md's table of them is `Status.readme_table()`. A check's result reaches its row
+by the kind the check reports (solved, not written, not solved), never by its wording.
 
 Cells are numbered from 1, counting every cell from the top, markdown included.
 
@@ -70,7 +73,7 @@ fake results is caught. It also runs the learner's code as you: grade untrusted 
 throwaway account or container.
 """
 
-from .course import exercise_number, load_course
+from .course import SubmissionVersion, exercise_number, load_course, not_in_version, submission_version
 from .gradebook import CSV_COLUMNS, Row, Ungradable
 from .grading import GradingOptions, GradingResult, UsageError, grade, grade_submission, one_row
 from .in_kernel import MIME
@@ -96,8 +99,8 @@ __all__ = [
     "CSV_COLUMNS", "DEFAULT_CELL_TIMEOUT", "DEFAULT_TIMEOUT", "FORK_SERVER_BOOT", "GRADER_MARK", "IN_KERNEL_SOURCE",
     "MIME", "PROVISIONER_NAME", "CheckKind", "ForkProvisioner", "ForkServer", "Grader", "GraderCell",
     "GradingOptions", "GradingProgress", "GradingResult", "Outcome", "Plan", "Row", "Status", "Submission",
-    "Ungradable", "UsageError", "collect", "exercise_number", "feedback_notebook", "grade", "grade_submission",
-    "grader_cell_source", "grading_points", "learner_from_file", "load_course", "one_row", "plain_syntax_error",
-    "plan_run", "read_submission", "rows_for", "serve_forks", "submission_order", "summary_table", "write_csv",
-    "write_feedback",
+    "SubmissionVersion", "Ungradable", "UsageError", "collect", "exercise_number", "feedback_notebook", "grade",
+    "grade_submission", "grader_cell_source", "grading_points", "learner_from_file", "load_course",
+    "not_in_version", "one_row", "plain_syntax_error", "plan_run", "read_submission", "rows_for", "serve_forks",
+    "submission_order", "submission_version", "summary_table", "write_csv", "write_feedback",
 ]

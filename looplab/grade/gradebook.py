@@ -9,7 +9,10 @@ from dataclasses import dataclass
 
 from .status import Status
 
-CSV_COLUMNS = ["learner", "notebook", "exercise", "points", "max_points", "status", "message", "file"]
+# course_version: the course version the submission was made with (see course.SubmissionVersion); last, so the
+# columns before it read as they did before notebooks carried a version.
+CSV_COLUMNS = ["learner", "notebook", "exercise", "points", "max_points", "status", "message", "file",
+               "course_version"]
 
 
 @dataclass
@@ -22,10 +25,12 @@ class Row:
     status: str  # a Status's text
     message: str
     file: str
+    course_version: str = ""  # empty for a submission that could not be graded, or naming no version of the course
 
     def as_csv(self) -> list:
         return [self.learner, self.notebook, self.exercise, self.points,
-                "" if self.max_points is None else self.max_points, self.status, self.message, self.file]
+                "" if self.max_points is None else self.max_points, self.status, self.message, self.file,
+                self.course_version]
 
 
 class Ungradable(Exception):

@@ -11,10 +11,10 @@ import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
-from ..course import Exercise, Notebook
-from .course import exercise_number
+from ..course import COURSE, Exercise, Notebook, made_with
+from .course import SubmissionVersion, exercise_number, not_in_version, submission_version, unknown_version
 from .gradebook import Ungradable
 from .kernel_cells import GRADER_MARK
 from .status import Status
@@ -41,6 +41,8 @@ class Plan:
     notebook: Any  # the learner's cells with the grader's cells among them
     origin: list  # per cell of `notebook`: the learner's cell number (1-based), or a GraderCell
     nonce: str
+    version: SubmissionVersion  # the course version it is graded as
+    not_in_version: list[Exercise]  # exercises added after that version: never checked, 0 of 0 points
     cell_limit: float = DEFAULT_CELL_TIMEOUT
     total_limit: float = DEFAULT_TIMEOUT
 
@@ -97,7 +99,10 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
     if found:
         matches = [nb for nb in course.values() if set(found) <= set(nb.ids)]
         if len(matches) != 1:
-            raise Ungradable(Status.OTHER_COURSE, f"exercises found: {', '.join(found)}")
+            stated = made_with(notebook)
+            newer = (f" (it names {unknown_version(stated)}, which this course does not have: is this looplab "
+                     f"older than the notebook?)" if stated and stated not in COURSE.versions else "")
+            raise Ungradable(Status.OTHER_COURSE, f"exercises found: {', '.join(found)}{newer}")
         identified = matches[0]
     elif guessed:
         identified = course[guessed]
@@ -106,12 +111,14 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
     return notebook, identified
 
 
-def grading_points(notebook, course_notebook: Notebook) -> dict[int, list[Exercise]]:
-    """Before which learner cell (index; len(cells) for the end) each exercise is graded."""
+def grading_points(notebook, course_notebook: Notebook, skipped: Collection[Exercise] = ()) -> dict[int, list[Exercise]]:
+    """Before which learner cell (index; len(cells) for the end) each exercise, but the skipped ones, is graded."""
     cells = notebook.cells
     exercise_cells = {i for i, cell in enumerate(cells) if exercise_number(cell)}
     points: dict[int, list[Exercise]] = {}
     for exercise in course_notebook.exercises:
+        if exercise in skipped:
+            continue
         own = [i for i, cell in enumerate(cells) if exercise_number(cell) == exercise.id]
         checks = [i for i, cell in enumerate(cells) if cell.cell_type == "code"
                   and exercise.id in {m.group("number") for m in CHECK_CALL.finditer(cell.source)}]
@@ -129,7 +136,9 @@ def grading_points(notebook, course_notebook: Notebook) -> dict[int, list[Exerci
 def plan_run(submission: Submission, notebook, course_notebook: Notebook) -> Plan:
     import nbformat
 
-    points = grading_points(notebook, course_notebook)
+    version = submission_version(notebook, course_notebook)
+    absent = not_in_version(course_notebook, version.graded_as)
+    points = grading_points(notebook, course_notebook, absent)
     nonce = secrets.token_hex(16)
     cells, origin = [], []
 
@@ -154,4 +163,4 @@ def plan_run(submission: Submission, notebook, course_notebook: Notebook) -> Pla
         origin.append(index + 1)
     add_grader_cell(GraderCell("end"))
     augmented = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(notebook.metadata))
-    return Plan(submission, course_notebook, notebook, augmented, origin, nonce)
+    return Plan(submission, course_notebook, notebook, augmented, origin, nonce, version, absent)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..course import Exercise
+from ..course import COURSE, Exercise
 from .course import exercise_number
 from .gradebook import Row
 from .outcome import Outcome
@@ -61,10 +61,25 @@ def _tampering(outcome: Outcome) -> str | None:
 
 
 def rows_for(plan: Plan, outcome: Outcome) -> list[Row]:
-    sub, stem, exercises = plan.submission, plan.course.stem, plan.course.exercises
+    """One row per exercise of the notebook, in the manifest's order: the graded ones, and the ones the
+    course added after the submission's version (0 of 0 points, so they change neither total nor maximum)."""
+    sub = plan.submission
+    rows = {row.exercise: row for row in _graded_rows(plan, outcome)}
+    for exercise in plan.not_in_version:
+        message = f"exercise {exercise.id} was added in course version {COURSE.since(exercise)}; {plan.version.describe()}"
+        rows[exercise.id] = Row(sub.learner, plan.course.stem, exercise.id, 0, 0, Status.NOT_IN_VERSION.text(),
+                                message, sub.file, plan.version.column)
+    return [rows[e.id] for e in plan.course.exercises if e.id in rows]
+
+
+def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
+    """The rows of the exercises the grader's cells checked (or should have)."""
+    sub, stem = plan.submission, plan.course.stem
+    exercises = [exercise for exercise in plan.course.exercises if exercise not in plan.not_in_version]
 
     def row(exercise: Exercise, points: int, status: str, message: str) -> Row:
-        return Row(sub.learner, stem, exercise.id, points, exercise.points, status, message, sub.file)
+        return Row(sub.learner, stem, exercise.id, points, exercise.points, status, message, sub.file,
+                   plan.version.column)
 
     def every_exercise(status: Status, message: str) -> list[Row]:
         return [row(exercise, 0, status.text(), message) for exercise in exercises]

@@ -25,6 +25,8 @@ class Status(Enum):
     NOT_SOLVED = ("not solved", "the check failed; the message says how")
     NOT_WRITTEN = ("not written yet", "the exercise is still the stub")
     NOT_DEFINED = ("not defined", "its function or variable doesn't exist where it is graded")
+    NOT_IN_VERSION = ("not in this version",
+                      "the course added the exercise after the version the notebook was made with: 0 of 0 points")
     SYNTAX_ERROR = ("syntax error", "the exercise cell doesn't parse, so nothing in it ran")
     # Reported on the first exercise graded after the cell (else the last one), which was still
     # graded and failed; if it passed, it is "solved" and the message notes the stop.
