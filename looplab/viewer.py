@@ -107,6 +107,7 @@ def _json_lines(value: Any, depth: int = 0, key: str = "") -> list[str]:
 
 
 def _holds_tool_id(value: Any) -> bool:
+    """A tool_use block or a tool_result block is in there (at any depth)."""
     if isinstance(value, dict):
         if "tool_use_id" in value or value.get("type") == "tool_use":
             return True
@@ -122,26 +123,25 @@ def _tool_id_line(line: str, labels: dict) -> re.Match | None:
     return None
 
 
-def _id_note(tool_id: str, key: str, step: Step, labels: dict, is_response: bool) -> tuple[str, str]:
-    """What goes after an id (its letter, and why it is flagged) and its CSS class.
+def _id_mark(tool_id: str, key: str, step: Step, is_response: bool) -> tuple[str, str]:
+    """What an id is marked with after its letter (words, empty for a plain pair) and its CSS class.
 
     The class says which kind of mark it is: looplab-dangling / looplab-orphan are flags (the API
     refuses the request), looplab-pending a call the loop has still to answer.
     """
-    label = f"[{labels.get(tool_id, '?')}]"
     if key == "id" and is_response:
         if tool_id in step.response_pending:
-            return f"{label} {PENDING} pending: no tool_result yet", "looplab-pending"
-        return label, ""
+            return f"{PENDING} pending: no tool_result yet", "looplab-pending"
+        return "", ""
     if key == "id" and tool_id in step.dangling:
-        return f"{label} {FLAG} no tool_result", "looplab-dangling"
+        return f"{FLAG} no tool_result", "looplab-dangling"
     if key == "id" and tool_id in step.pending:
-        return f"{label} {FLAG} no tool_result yet", "looplab-dangling"
+        return f"{FLAG} no tool_result yet", "looplab-dangling"
     if key == "tool_use_id" and tool_id in step.orphans:
-        return f"{label} {FLAG} answers no tool_use in the message before", "looplab-orphan"
+        return f"{FLAG} answers no tool_use in the message before", "looplab-orphan"
     if key == "tool_use_id" and tool_id in step.misplaced:
-        return f"{label} {FLAG} comes after other content: results must come first", "looplab-orphan"
-    return label, ""
+        return f"{FLAG} comes after other content: results must come first", "looplab-orphan"
+    return "", ""
 
 
 def pair_colours(label: str | None) -> tuple[str, str]:
@@ -158,10 +158,8 @@ def _chip(label: str) -> str:
             f"[{html.escape(label)}]</b>")
 
 
-def _id_html(tool_id: str, note: str, css_class: str, labels: dict) -> str:
+def _id_html(tool_id: str, words: str, css_class: str, label: str) -> str:
     """An id with its letter chip, and its flag or pending mark in words after it."""
-    label = labels.get(tool_id, "?")
-    words = note.removeprefix(f"[{label}]").strip()
     style = ""
     if css_class in ("looplab-dangling", "looplab-orphan"):
         style = f' style="background-color:#fdecee;outline:2px dashed {FLAG_COLOUR}"'
@@ -180,8 +178,9 @@ def json_html(value: Any, step: Step, labels: dict, is_response: bool = False) -
         match = _tool_id_line(line, labels)
         if match:
             prefix, key, tool_id, comma = match.groups()
-            note, css_class = _id_note(tool_id, key, step, labels, is_response)
-            lines.append(f"{html.escape(prefix)}{_id_html(tool_id, note, css_class, labels)}{comma}")
+            words, css_class = _id_mark(tool_id, key, step, is_response)
+            label = labels.get(tool_id, "?")
+            lines.append(f"{html.escape(prefix)}{_id_html(tool_id, words, css_class, label)}{comma}")
         elif len(line) > FOLD_AT:
             lines.append(
                 f"<details><summary>{html.escape(line[: FOLD_AT - 20])}… ({len(line)} characters)</summary>"
@@ -197,8 +196,8 @@ def json_text(value: Any, step: Step, labels: dict, is_response: bool = False) -
     for line in _json_lines(value):
         match = _tool_id_line(line, labels)
         if match:
-            note, _ = _id_note(match.group(3), match.group(2), step, labels, is_response)
-            line = f"{line}   <- {note}"
+            words, _ = _id_mark(match.group(3), match.group(2), step, is_response)
+            line = f"{line}   <- [{labels.get(match.group(3), '?')}] {words}".rstrip()
         elif len(line) > FOLD_AT:
             line = f"{line[: FOLD_AT - 20]}… ({len(line)} characters)"
         lines.append(line)
@@ -519,5 +518,12 @@ class HistoryViewer(widgets.VBox):
         display(self._repr_mimebundle_(), raw=True)
         display(self.static_bundle(), raw=True)
 
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget's output: its view, and one line of text (the static output beside it has the rest)."""
+        bundle = super()._repr_mimebundle_(**kwargs) or {}
+        bundle["text/plain"] = f"HistoryViewer({len(self.steps)} step(s))"
+        return bundle
+
     def __repr__(self) -> str:
-        return f"HistoryViewer({len(self.steps)} step(s))"
+        """A plain Python prompt shows this: every step, as text."""
+        return self.static_text()

@@ -378,4 +378,5 @@ def test_displaying_the_viewer_makes_the_widget_and_the_static_rendering(offline
     assert "application/vnd.jupyter.widget-view+json" in widget and "text/html" not in widget
     assert widget["text/plain"] == "HistoryViewer(2 step(s))"
     assert static == viewer.static_bundle() and "Step 2 of 2" in static["text/plain"]
+    assert repr(viewer) == viewer.static_text()  # a plain Python prompt shows every step too
     assert '<div class="looplab-static">' in static["text/html"]

@@ -4,7 +4,12 @@ The DOM contract of `looplab.show_history(...)` that this test relies on:
 - root `.looplab-viewer`; step label `.looplab-step-label` ("Step 1 of 2: ..."); buttons `.looplab-prev`,
   `.looplab-next`; slider `.looplab-slider`; JSON area `.looplab-json`;
 - every tool_use id and tool_result tool_use_id is wrapped in `.looplab-pair[data-pair="A"]` (B, C...) whose
-  visible text includes "[A]"; a tool_use with no answer also has `.looplab-dangling` and the text "no tool_result".
+  visible text includes "[A]" (a <b> chip in the pair's colour); a tool_use with no answer also has
+  `.looplab-dangling` and the text "⚠ no tool_result", a misplaced or orphan result `.looplab-orphan`, a call
+  the history ends with `.looplab-pending` ("⏳ pending"); the 400 is `.looplab-error`;
+- a step's request `system` and `tools` are `details.looplab-system` / `details.looplab-tools` (folded);
+- the static rendering is a second output, `.looplab-static`, hidden beside a live widget; it is what an
+  `nbconvert --execute` HTML export shows offline, and what a reopened (sanitized) notebook keeps.
 
 A failing run leaves a screenshot and the page's text in artifacts/.
 """
