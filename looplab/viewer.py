@@ -5,7 +5,7 @@ through the steps. Each step shows the whole request (its `system` and `tools` f
 messages sent before folded, the new ones in full), then the response with its token `usage`, or
 the API's 400. Every `tool_use.id` wears the same letter and colour as the
 `tool_result.tool_use_id` that answers it; what the API refuses is flagged ⚠ in red, and calls
-not answered yet are marked ⏳ pending. Colour never carries meaning alone: letters and words do.
+not answered yet are marked ○ pending. Colour never carries meaning alone: letters and words do.
 
 Displaying the viewer makes two outputs: the widget, and a static rendering of every step (text/html
 and text/plain) for the places where no widget runs (GitHub, an nbconvert HTML export, a
@@ -44,7 +44,7 @@ PAIR_COLOURS = [
     ("#F0E442", "#000000"),  # yellow
 ]
 FLAG_COLOUR = "#c00000"  # only flags are red, and they also say ⚠ and why
-FLAG, PENDING = "⚠", "⏳"
+FLAG, PENDING = "⚠", "○"  # symbols common fonts have (an hourglass emoji is a box without an emoji font)
 ID_LINE = re.compile(r'^(\s*"(id|tool_use_id)": )"([^"]*)"(,?)$')
 LEGEND = (
     "[A] [B]...: a tool_use id and the tool_result answering it share a letter and colour · "
@@ -343,10 +343,11 @@ def _is_resent_response(step: Step, index: int) -> bool:
 
 
 def step_html(steps: list[Step], index: int, labels: dict, standalone: bool) -> str:
-    """One step as HTML. `standalone` (the widget, one step at a time) keeps the full JSON of what was
-    sent before, folded; the static rendering, where the steps before are on the page, keeps one line each."""
+    """One step as HTML. `standalone` (the widget, one step at a time, its title in the widget's label)
+    keeps the full JSON of what was sent before, folded; the static rendering, where the steps before
+    are on the page, keeps one line each."""
     step, total = steps[index], len(steps)
-    parts = [f'<h4 class="looplab-step-title">{html.escape(step_title(step, index + 1, total))}</h4>']
+    parts = [] if standalone else [f'<h4 class="looplab-step-title">{html.escape(step_title(step, index + 1, total))}</h4>']
     request = request_parts(steps, index)
     if request and not standalone and not any(part.changed for part in request):
         parts.append(f'<div class="looplab-resent">{html.escape(_resent_line(request))}</div>')

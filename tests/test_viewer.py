@@ -232,7 +232,7 @@ def test_a_history_ending_with_unanswered_calls_marks_them_pending():
     assert last.outcome == "the model asked for calculator: not answered yet"
     last_id = messages[-1]["content"][-1].id
     assert last.response_pending == {last_id} and viewer.steps[0].response_pending == set()
-    assert f'"id": "{last_id}",   <- [B] ⏳ pending: no tool_result yet' in viewer.static_text()
+    assert f'"id": "{last_id}",   <- [B] ○ pending: no tool_result yet' in viewer.static_text()
     pending = 'class="looplab-pair looplab-pending" data-pair="B"'
     assert pending in viewer.static_html() and pending in viewer.body.value  # the static rendering and the widget
     assert viewer.label.value == "<b>Step 2 of 2: the model asked for calculator: not answered yet</b>"
@@ -351,7 +351,7 @@ def test_a_flag_says_what_is_wrong_in_words_and_a_symbol_not_only_in_colour():
         assert "⚠" in flag.split("</span>")[0]
     legend = "History viewer: 2 step(s). [A] [B]...: a tool_use id and the tool_result answering it share a letter"
     assert viewer.static_text().count(legend) == 1 and html.count(legend) == 1
-    assert "⚠ the API refuses this · ⏳ pending: no tool_result yet" in viewer.legend.value
+    assert "⚠ the API refuses this · ○ pending: no tool_result yet" in viewer.legend.value
 
 
 def test_the_widget_keeps_one_height_for_every_step(offline):

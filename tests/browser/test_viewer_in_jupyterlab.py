@@ -6,7 +6,7 @@ The DOM contract of `looplab.show_history(...)` that this test relies on:
 - every tool_use id and tool_result tool_use_id is wrapped in `.looplab-pair[data-pair="A"]` (B, C...) whose
   visible text includes "[A]" (a <b> chip in the pair's colour); a tool_use with no answer also has
   `.looplab-dangling` and the text "⚠ no tool_result", a misplaced or orphan result `.looplab-orphan`, a call
-  the history ends with `.looplab-pending` ("⏳ pending"); the 400 is `.looplab-error`;
+  the history ends with `.looplab-pending` ("○ pending"); the 400 is `.looplab-error`;
 - a step's request `system` and `tools` are `details.looplab-system` / `details.looplab-tools` (folded);
 - the static rendering is a second output, `.looplab-static`, hidden beside a live widget; it is what an
   `nbconvert --execute` HTML export shows offline, and what a reopened (sanitized) notebook keeps.
@@ -156,7 +156,7 @@ def test_whole_request_flags_and_layout_in_jupyterlab(page, run_notebook):
 
     # A history that ends with a call nobody answered yet: pending, on the step label and at the id.
     expect(pending.locator(".looplab-step-label")).to_contain_text("not answered yet")
-    expect(pending.locator(".looplab-pending")).to_contain_text("⏳ pending: no tool_result yet")
+    expect(pending.locator(".looplab-pending")).to_contain_text("○ pending: no tool_result yet")
 
 
 def test_the_executed_html_export_shows_every_step_offline(page, tmp_path):
