@@ -372,11 +372,11 @@ def step_html(steps: list[Step], index: int, labels: dict, standalone: bool) -> 
         role = message.get("role", "?") if isinstance(message, dict) else "?"
         head = f"<b>messages[{i}] · {html.escape(str(role))}{' · new' if new else ''}</b>"
         if _is_resent_response(step, i) and not standalone:
-            body = (f"the response of step {index}, sent back as it came: "
+            body = (f" the response of step {index}, sent back as it came: "
                     f"{_summary_html(message_summary(message)[1:], labels)}")
         else:
             body = "\n" + json_html(message, step, labels)
-        parts.append(f'<pre class="{"looplab-new" if new else "looplab-old"}">{head} {body}</pre>')
+        parts.append(f'<pre class="{"looplab-new" if new else "looplab-old"}">{head}{body}</pre>')
     if not step.messages:
         parts.append("<pre>messages: []</pre>")
     if step.response is not None:
@@ -432,6 +432,16 @@ LINE_HEIGHT_PX = 17  # a line of the JSON area, near enough (12px text, line-hei
 MAX_BODY_HEIGHT_PX = 640
 
 
+def _visible_lines(page: str) -> int:
+    """The lines of a page that show before anything is unfolded: those outside any <details>, and
+    the summary line of each outer one."""
+    count, depth = 0, 0
+    for line in page.splitlines():
+        count += depth == 0
+        depth += line.count("<details") - line.count("</details>")
+    return count + page.count("<h4")
+
+
 class HistoryViewer(widgets.VBox):
     """Previous / next / slider over the steps; refreshes itself as a client's traffic grows."""
 
@@ -464,7 +474,7 @@ class HistoryViewer(widgets.VBox):
         was_at_end = self.slider.value >= len(self.steps)
         self.steps = _load_steps(self.source)
         self.labels = pair_labels(self.steps)
-        self.pages = [STYLE + step_html(self.steps, i, self.labels, standalone=True) for i in range(len(self.steps))]
+        self.pages = [step_html(self.steps, i, self.labels, standalone=True) for i in range(len(self.steps))]
         self.body.layout.height = self._body_height()
         self.slider.max = max(1, len(self.steps))
         if was_at_end:
@@ -474,7 +484,7 @@ class HistoryViewer(widgets.VBox):
     def _body_height(self) -> str:
         """One height for every step, the tallest one's (up to a limit, then it scrolls), so that the
         buttons stay where they are as the learner steps through."""
-        lines = max((page.count("\n") + page.count("<h4") + page.count("<summary") for page in self.pages), default=1)
+        lines = max((_visible_lines(page) for page in self.pages), default=1)
         return f"{min(MAX_BODY_HEIGHT_PX, 40 + LINE_HEIGHT_PX * lines)}px"
 
     def _move(self, delta: int) -> None:
@@ -488,7 +498,7 @@ class HistoryViewer(widgets.VBox):
             return
         number = self.slider.value
         self.label.value = f"<b>{html.escape(step_title(self.steps[number - 1], number, total))}</b>"
-        self.body.value = self.pages[number - 1]
+        self.body.value = STYLE + self.pages[number - 1]
         self.previous.disabled = number == 1
         self.next.disabled = number == total
 
