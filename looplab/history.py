@@ -45,12 +45,21 @@ class Step:
     response: dict | None = None
     error: dict | None = None
     hint: str | None = None
+    # The rest of the request (client traffic only; a messages list has neither): the learner sees
+    # that every call sends them again, which is what the cap of exercise 2.3 saves.
+    system: Any = None
+    tools: list | None = None
     previous_length: int = 0  # messages[:previous_length] were already in the step before
+    resent_response: int | None = None  # the index of the message that is the step before's response, as it came
     # The ids the viewer flags in `messages`, as conversation.py pairs them (see UnmatchedIds).
     dangling: set = field(default_factory=set)
     pending: set = field(default_factory=set)
     orphans: set = field(default_factory=set)
     misplaced: set = field(default_factory=set)
+    # The tool_use ids of the response still waiting for their result: only the last step's, as a
+    # later request would have answered (or flagged) them. A loop that raises before answering
+    # leaves its history here.
+    response_pending: set = field(default_factory=set)
 
     @property
     def outcome(self) -> str:
@@ -64,11 +73,19 @@ class Step:
             return "the next request, not sent yet"
         tools = [b.get("name", "?") for b in _blocks(self.response.get("content")) if b.get("type") == "tool_use"]
         stop_reason = self.response.get("stop_reason")
+        if tools and self.response_pending:
+            return "the model asked for " + _names(tools) + ": not answered yet"
         if tools:
             return "the model asked for " + _names(tools)
         if stop_reason in (None, "end_turn"):
             return "the model answered in words"
         return f"the model stopped: {stop_reason}"
+
+    @property
+    def usage(self) -> dict | None:
+        """The response's token counts (client traffic only): they grow as the history is resent."""
+        usage = self.response.get("usage") if isinstance(self.response, dict) else None
+        return usage if isinstance(usage, dict) else None
 
     @property
     def error_message(self) -> str | None:
@@ -92,8 +109,10 @@ def _blocks(content: Any) -> list[dict]:
 def steps_from_traffic(exchanges: list[dict]) -> list[Step]:
     steps = []
     for exchange in exchanges:
-        messages = to_wire(exchange["request"].get("messages", []))
-        steps.append(Step(messages, exchange.get("response"), exchange.get("error"), exchange.get("hint")))
+        request = exchange["request"]
+        messages = to_wire(request.get("messages", []))
+        steps.append(Step(messages, exchange.get("response"), exchange.get("error"), exchange.get("hint"),
+                          system=to_wire(request.get("system")), tools=to_wire(request.get("tools"))))
     return _link(steps)
 
 
@@ -123,6 +142,7 @@ def next_request(messages: list) -> Step:
 def _link(steps: list[Step]) -> list[Step]:
     """Mark what is new since the previous step, and the ids that answer nothing or go unanswered."""
     previous: list = []
+    previous_answer: dict | None = None  # the step before's response, as the message that would resend it
     for step in steps:
         shared = 0
         for mine, theirs in zip(step.messages, previous):
@@ -130,11 +150,23 @@ def _link(steps: list[Step]) -> list[Step]:
                 break
             shared += 1
         step.previous_length = shared
+        step.resent_response = next(
+            (index for index, message in enumerate(step.messages) if index >= shared and message == previous_answer), None
+        )
         unmatched = unmatched_ids(step.messages)
         step.dangling, step.pending = unmatched.dangling, unmatched.pending
         step.orphans, step.misplaced = unmatched.orphans, unmatched.misplaced
         previous = step.messages
+        previous_answer = _as_message(step.response)
+    if steps and steps[-1].response is not None:
+        last = steps[-1]
+        last.response_pending = unmatched_ids(last.messages + [_as_message(last.response)]).pending
     return steps
+
+
+def _as_message(response: dict | None) -> dict | None:
+    """A response as the assistant message a loop appends to its history (role and content, as they came)."""
+    return None if response is None else {"role": "assistant", "content": response.get("content")}
 
 
 @dataclass(frozen=True)

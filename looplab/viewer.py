@@ -1,13 +1,19 @@
 """The step-through history viewer: the raw JSON of each model call, with the id threads marked.
 
 `show_history(client_or_messages)` returns a widget: previous / next buttons and a slider move
-through the steps; for each step it shows the request's `messages` as wire JSON (new messages
-marked) beside the response JSON, the step's outcome, and every `tool_use.id` with the same
-label and colour as the `tool_result.tool_use_id` that answers it.
+through the steps. Each step shows the whole request (its `system` and `tools` folded, the
+messages sent before folded, the new ones in full), then the response with its token `usage`, or
+the API's 400. Every `tool_use.id` wears the same letter and colour as the
+`tool_result.tool_use_id` that answers it; what the API refuses is flagged ⚠ in red, and calls
+not answered yet are marked ○ pending. Colour never carries meaning alone: letters and words do.
 
-Where no widget can render (GitHub, nbconvert HTML, a terminal, nbval), the same object shows a
-static rendering of every step as text/html and text/plain. Both are built only from the
-history, so they are the same on every run; nothing is printed into an Output widget.
+Displaying the viewer makes two outputs: the widget, and a static rendering of every step (text/html
+and text/plain) for the places where no widget runs (GitHub, an nbconvert HTML export, a
+terminal, nbval). A separate output because a front end shows one mime type per output: with the
+widget's state stored (`nbconvert --execute`), nbconvert picks the widget view, whose JavaScript
+comes from a CDN, and offline the page would show nothing. Where the widget does render, a CSS rule
+hides the static output beside it (see STYLE). Both renderings are built only from the history, so
+they are the same on every run; nothing is printed into an Output widget.
 """
 
 from __future__ import annotations
@@ -15,30 +21,47 @@ from __future__ import annotations
 import html
 import json
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 import anthropic
 import ipywidgets as widgets
+from IPython.display import display
 
 from .client import traffic
 from .history import Step, pair_labels, steps_from_messages, steps_from_traffic
 
 FOLD_AT = 160  # characters: longer strings fold
-COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
+JSON_WIDTH = 100  # characters: an object or list this short stays on one line
+SUMMARY_AT = 60  # characters of a text quoted in a one-line summary of a message
+# Okabe & Ito's colour-blind-safe palette without its vermillion, so that no pair looks like the
+# red of a flag: (background, text) of the letter chip. The letter tells pairs apart when colours repeat.
+PAIR_COLOURS = [
+    ("#0072B2", "#ffffff"),  # blue
+    ("#E69F00", "#000000"),  # orange
+    ("#009E73", "#000000"),  # bluish green
+    ("#CC79A7", "#000000"),  # reddish purple
+    ("#56B4E9", "#000000"),  # sky blue
+    ("#F0E442", "#000000"),  # yellow
+]
+FLAG_COLOUR = "#c00000"  # only flags are red, and they also say ⚠ and why
+FLAG, PENDING = "⚠", "○"  # symbols common fonts have (an hourglass emoji is a box without an emoji font)
 ID_LINE = re.compile(r'^(\s*"(id|tool_use_id)": )"([^"]*)"(,?)$')
+LEGEND = (
+    "[A] [B]...: a tool_use id and the tool_result answering it share a letter and colour · "
+    f"{FLAG} the API refuses this · {PENDING} pending: no tool_result yet · (new): new in this step"
+)
 
+# Inline styles carry the colours (JupyterLab's sanitizer keeps them on untrusted outputs); the
+# <style> block only lays things out, and hides the static rendering where the widget beside it rendered.
 STYLE = """<style>
 .looplab-history{font-family:var(--jp-code-font-family,monospace);font-size:12px;line-height:1.35}
-.looplab-history .looplab-columns{display:flex;gap:12px;align-items:flex-start}
-.looplab-history .looplab-column{flex:1;min-width:0}
 .looplab-history pre{margin:0 0 6px 0;padding:4px 6px;background:rgba(127,127,127,.08);white-space:pre-wrap;word-break:break-word}
-.looplab-history .looplab-new{border-left:4px solid #2ca02c}
-.looplab-history .looplab-old{border-left:4px solid transparent;opacity:.75}
-.looplab-history .looplab-pair{font-weight:bold;border-radius:3px;padding:0 2px}
-.looplab-history .looplab-dangling,.looplab-history .looplab-orphan{background:#ffd8d8;color:#a00000;font-weight:bold}
-.looplab-history .looplab-error{color:#a00000}
+.looplab-history .looplab-new{border-left:4px solid #0072B2}
+.looplab-history .looplab-old{border-left:4px solid transparent;opacity:.8}
 .looplab-history h4{margin:4px 0}
-.looplab-history details{display:inline}
+.looplab-history details{margin:0 0 4px 0}
+.looplab-history summary{cursor:pointer}
+.jp-OutputArea-child:has(.looplab-viewer) + .jp-OutputArea-child:has(.looplab-static){display:none}
 </style>"""
 
 
@@ -58,15 +81,38 @@ def _load_steps(source: Any) -> list[Step]:
     )
 
 
-# --- rendering one step -------------------------------------------------------------------------
+# --- ids: the letter, the colour, the flag ---------------------------------------------------------
 
 
 def step_title(step: Step, number: int, total: int) -> str:
     return f"Step {number} of {total}: {step.outcome}"
 
 
-def _json_lines(value: Any) -> list[str]:
-    return json.dumps(value, indent=2, ensure_ascii=False).splitlines()
+def _json_lines(value: Any, depth: int = 0, key: str = "") -> list[str]:
+    """JSON indented by two spaces, except that an object or list that fits on one line (JSON_WIDTH)
+    stays on one, unless it holds a tool id: each id keeps a line of its own, where its letter goes."""
+    pad, flat = "  " * depth, json.dumps(value, ensure_ascii=False)
+    if not isinstance(value, (dict, list)) or not value or (
+        len(pad + key + flat) <= JSON_WIDTH and not _holds_tool_id(value)
+    ):
+        return [pad + key + flat]
+    items = list(value.items()) if isinstance(value, dict) else [(None, item) for item in value]
+    lines = [pad + key + ("{" if isinstance(value, dict) else "[")]
+    for position, (name, item) in enumerate(items):
+        inner = _json_lines(item, depth + 1, "" if name is None else json.dumps(name, ensure_ascii=False) + ": ")
+        if position < len(items) - 1:
+            inner[-1] += ","
+        lines += inner
+    return lines + [pad + ("}" if isinstance(value, dict) else "]")]
+
+
+def _holds_tool_id(value: Any) -> bool:
+    """A tool_use block or a tool_result block is in there (at any depth)."""
+    if isinstance(value, dict):
+        if "tool_use_id" in value or value.get("type") == "tool_use":
+            return True
+        value = list(value.values())
+    return isinstance(value, list) and any(_holds_tool_id(item) for item in value)
 
 
 def _tool_id_line(line: str, labels: dict) -> re.Match | None:
@@ -77,18 +123,53 @@ def _tool_id_line(line: str, labels: dict) -> re.Match | None:
     return None
 
 
-def _id_note(tool_id: str, key: str, step: Step, labels: dict, is_response: bool) -> tuple[str, str]:
-    """The label that goes after an id, and the CSS class that says whether it is answered."""
-    label = labels.get(tool_id, "?")
-    if key == "id" and tool_id in step.dangling and not is_response:
-        return f"[{label}] no tool_result", "looplab-dangling"
-    if key == "id" and tool_id in step.pending and not is_response:
-        return f"[{label}] no tool_result yet", "looplab-dangling"
+def _id_mark(tool_id: str, key: str, step: Step, is_response: bool) -> tuple[str, str]:
+    """What an id is marked with after its letter (words, empty for a plain pair) and its CSS class.
+
+    The class says which kind of mark it is: looplab-dangling / looplab-orphan are flags (the API
+    refuses the request), looplab-pending a call the loop has still to answer.
+    """
+    if key == "id" and is_response:
+        if tool_id in step.response_pending:
+            return f"{PENDING} pending: no tool_result yet", "looplab-pending"
+        return "", ""
+    if key == "id" and tool_id in step.dangling:
+        return f"{FLAG} no tool_result", "looplab-dangling"
+    if key == "id" and tool_id in step.pending:
+        return f"{FLAG} no tool_result yet", "looplab-dangling"
     if key == "tool_use_id" and tool_id in step.orphans:
-        return f"[{label}] answers no tool_use in the message before", "looplab-orphan"
+        return f"{FLAG} answers no tool_use in the message before", "looplab-orphan"
     if key == "tool_use_id" and tool_id in step.misplaced:
-        return f"[{label}] comes after other content: results must come first", "looplab-orphan"
-    return f"[{label}]", ""
+        return f"{FLAG} comes after other content: results must come first", "looplab-orphan"
+    return "", ""
+
+
+def pair_colours(label: str | None) -> tuple[str, str]:
+    """The (background, text) colours of a pair's letter chip; '?' (no call) is grey."""
+    if not label or label == "?":
+        return "#777777", "#ffffff"
+    number = sum((ord(ch) - 64) * 26**power for power, ch in enumerate(reversed(label))) - 1
+    return PAIR_COLOURS[number % len(PAIR_COLOURS)]
+
+
+def _chip(label: str) -> str:
+    background, text = pair_colours(label)
+    return (f'<b style="background-color:{background};color:{text};padding:0 3px;border-radius:3px">'
+            f"[{html.escape(label)}]</b>")
+
+
+def _id_html(tool_id: str, words: str, css_class: str, label: str) -> str:
+    """An id with its letter chip, and its flag or pending mark in words after it."""
+    style = ""
+    if css_class in ("looplab-dangling", "looplab-orphan"):
+        style = f' style="background-color:#fdecee;outline:2px dashed {FLAG_COLOUR}"'
+        words = f' <b style="color:{FLAG_COLOUR}">{html.escape(words)}</b>'
+    elif css_class == "looplab-pending":
+        style = ' style="outline:2px dotted #555555"'
+        words = f" <i>{html.escape(words)}</i>"
+    classes = f"looplab-pair {css_class}".strip()
+    return (f'<span class="{classes}" data-pair="{html.escape(label)}"{style}>'
+            f'"{html.escape(tool_id)}" {_chip(label)}{words}</span>')
 
 
 def json_html(value: Any, step: Step, labels: dict, is_response: bool = False) -> str:
@@ -97,12 +178,9 @@ def json_html(value: Any, step: Step, labels: dict, is_response: bool = False) -
         match = _tool_id_line(line, labels)
         if match:
             prefix, key, tool_id, comma = match.groups()
-            note, flag = _id_note(tool_id, key, step, labels, is_response)
-            colour = "#a00000" if flag else COLOURS[_index(labels.get(tool_id)) % len(COLOURS)]
-            lines.append(
-                f'{html.escape(prefix)}<span class="looplab-pair {flag}" data-pair="{labels.get(tool_id, "?")}" '
-                f'style="color:{colour};outline:1px solid {colour}">"{html.escape(tool_id)}" {html.escape(note)}</span>{comma}'
-            )
+            words, css_class = _id_mark(tool_id, key, step, is_response)
+            label = labels.get(tool_id, "?")
+            lines.append(f"{html.escape(prefix)}{_id_html(tool_id, words, css_class, label)}{comma}")
         elif len(line) > FOLD_AT:
             lines.append(
                 f"<details><summary>{html.escape(line[: FOLD_AT - 20])}… ({len(line)} characters)</summary>"
@@ -118,61 +196,250 @@ def json_text(value: Any, step: Step, labels: dict, is_response: bool = False) -
     for line in _json_lines(value):
         match = _tool_id_line(line, labels)
         if match:
-            note, _ = _id_note(match.group(3), match.group(2), step, labels, is_response)
-            line = f"{line}   <- {note}"
+            words, _ = _id_mark(match.group(3), match.group(2), step, is_response)
+            line = f"{line}   <- [{labels.get(match.group(3), '?')}] {words}".rstrip()
         elif len(line) > FOLD_AT:
             line = f"{line[: FOLD_AT - 20]}… ({len(line)} characters)"
         lines.append(line)
     return "\n".join(lines)
 
 
-def _index(label: str | None) -> int:
-    return sum(ord(ch) - 64 for ch in label) - 1 if label and label != "?" else 0
+# --- the parts of a step that both renderings share ------------------------------------------------
 
 
-def step_html(step: Step, number: int, total: int, labels: dict, with_title: bool = True) -> str:
-    sent = []
-    for index, message in enumerate(step.messages):
-        new = index >= step.previous_length
-        role = message.get("role", "?") if isinstance(message, dict) else "?"
-        mark = " · new" if new else ""
-        sent.append(
-            f'<pre class="{"looplab-new" if new else "looplab-old"}"><b>messages[{index}] · {html.escape(str(role))}{mark}</b>\n'
-            f"{json_html(message, step, labels)}</pre>"
-        )
-    if step.response is not None:
-        answer = f'<pre class="looplab-response">{json_html(step.response, step, labels, is_response=True)}</pre>'
-    elif step.error is not None:
-        hint = f"\n\nHint: {html.escape(step.hint)}" if step.hint else ""
-        answer = f'<pre class="looplab-error">{html.escape(step.error_message or "")}{hint}</pre>'
-    else:
-        answer = "<pre>(nothing: this request was not sent)</pre>"
-    title = f'<h4 class="looplab-step-title">{html.escape(step_title(step, number, total))}</h4>' if with_title else ""
-    return (
-        f'<div class="looplab-history">{title}'
-        f'<div class="looplab-columns"><div class="looplab-column"><h4>request: messages</h4>{"".join(sent) or "<pre>[]</pre>"}</div>'
-        f'<div class="looplab-column"><h4>{"response" if step.response is not None else "outcome"}</h4>{answer}</div></div></div>'
+def _flagged_ids(step: Step) -> set:
+    return step.dangling | step.pending | step.orphans | step.misplaced
+
+
+def _holds_any(message: Any, tool_ids: set) -> bool:
+    blocks = message.get("content") if isinstance(message, dict) else None
+    return isinstance(blocks, list) and any(
+        isinstance(block, dict) and (block.get("id") in tool_ids or block.get("tool_use_id") in tool_ids)
+        for block in blocks
     )
 
 
-def step_text(step: Step, number: int, total: int, labels: dict) -> str:
-    lines = [f"== {step_title(step, number, total)} =="]
-    for index, message in enumerate(step.messages):
+def _quote(text: str) -> str:
+    text = " ".join(str(text).split())
+    return json.dumps(text if len(text) <= SUMMARY_AT else text[: SUMMARY_AT - 1] + "…", ensure_ascii=False)
+
+
+def message_summary(message: Any) -> list:
+    """A message in one line, as parts: strings, and ("id", tool_id) where a letter goes.
+
+    Used for what was already sent (shown in full in an earlier step): enough to follow the
+    thread of ids, without resending the JSON to the reader.
+    """
+    if not isinstance(message, dict):
+        return [repr(message)]
+    content = message.get("content")
+    parts: list = [f"{message.get('role', '?')}: "]
+    if not isinstance(content, list):
+        return parts + [_quote(content)]
+    for position, block in enumerate(content):
+        if position:
+            parts.append(", ")
+        kind = block.get("type", "?") if isinstance(block, dict) else "?"
+        if kind == "text":
+            parts.append(f"text {_quote(block.get('text', ''))}")
+        elif kind == "tool_use":
+            parts += [f"tool_use {block.get('name', '?')} ", ("id", block.get("id"))]
+        elif kind == "tool_result":
+            parts += ["tool_result ", ("id", block.get("tool_use_id"))]
+        else:
+            parts.append(str(kind))
+    return parts
+
+
+def role_and_ids(message: Any) -> list:
+    """A message in a word or two: its role and the letters of the ids it holds."""
+    parts = message_summary(message)
+    return [parts[0].rstrip(": ")] + [part for part in parts if not isinstance(part, str)]
+
+
+def _earlier_parts(step: Step, earlier: list[int]) -> list:
+    """One line for all the messages sent before: index, role and ids of each."""
+    parts: list = ["sent before, unchanged: "]
+    for position, index in enumerate(earlier):
+        parts.append(f"{' · ' if position else ''}[{index}] ")
+        for part in role_and_ids(step.messages[index]):
+            parts += [part] if isinstance(part, str) else [" ", part]
+    return parts
+
+
+def _summary_text(parts: list, labels: dict) -> str:
+    return "".join(part if isinstance(part, str) else f"[{labels.get(part[1], '?')}]" for part in parts)
+
+
+def _summary_html(parts: list, labels: dict) -> str:
+    return "".join(html.escape(part) if isinstance(part, str) else _chip(labels.get(part[1], "?")) for part in parts)
+
+
+class RequestPart(NamedTuple):
+    """The request's `system` or `tools`: every call sends them again."""
+
+    name: str  # "system" or "tools"
+    preview: str  # the start of the system prompt, or the tools' names
+    size: str  # how much is sent again each time
+    value: Any
+    changed: bool  # not the same as in the step before
+
+    @property
+    def summary(self) -> str:
+        return f"{self.preview} ({self.size})"
+
+
+def request_parts(steps: list[Step], index: int) -> list[RequestPart]:
+    """The system and tools of a step's request (client traffic only: a messages list has neither)."""
+    step, before = steps[index], steps[index - 1] if index else None
+    parts = []
+    if step.system is not None:
+        text = step.system if isinstance(step.system, str) else json.dumps(step.system, ensure_ascii=False)
+        parts.append(RequestPart("system", _quote(text), f"{len(text)} characters", step.system,
+                                 before is None or before.system != step.system))
+    if step.tools is not None:
+        names = ", ".join(tool.get("name", "?") for tool in step.tools if isinstance(tool, dict)) or "none"
+        size = f"{len(step.tools)} definition(s), {len(json.dumps(step.tools, ensure_ascii=False))} characters of JSON"
+        parts.append(RequestPart("tools", names, size, step.tools, before is None or before.tools != step.tools))
+    return parts
+
+
+def _resent_line(parts: list[RequestPart]) -> str:
+    return " and ".join(f"{part.name} ({part.size})" for part in parts) + ": sent again, unchanged"
+
+
+def usage_line(steps: list[Step], index: int) -> str | None:
+    """The response's token counts, and how much the input grew since the step before."""
+    usage = steps[index].usage
+    if not usage:
+        return None
+    line = f"usage: {usage.get('input_tokens', '?')} input tokens"
+    before = steps[index - 1].usage if index else None
+    if before and isinstance(usage.get("input_tokens"), int) and isinstance(before.get("input_tokens"), int):
+        line += f" ({usage['input_tokens'] - before['input_tokens']:+d} since step {index})"
+    return line + f", {usage.get('output_tokens', '?')} output tokens"
+
+
+def _error_with_labels(message: str, labels: dict, chip) -> str:
+    """The 400 message, each id it names followed by its letter, so it reads next to the call it names."""
+    if not labels:
+        return message
+    any_id = re.compile("|".join(re.escape(tool_id) for tool_id in sorted(labels, key=len, reverse=True)))
+    return any_id.sub(lambda found: f"{found[0]} {chip(labels[found[0]])}", message)
+
+
+def _shown_in_full(step: Step, index: int) -> bool:
+    """A message sent before is folded, unless it holds an id the step flags: the flag must show."""
+    return index >= step.previous_length or _holds_any(step.messages[index], _flagged_ids(step))
+
+
+def _is_resent_response(step: Step, index: int) -> bool:
+    """The step before's response, sent back as it came: the static rendering just showed it, so one
+    line says so (unless it holds a flagged id: the flag must show)."""
+    return index == step.resent_response and not _holds_any(step.messages[index], _flagged_ids(step))
+
+
+# --- rendering one step ------------------------------------------------------------------------
+
+
+def step_html(steps: list[Step], index: int, labels: dict, standalone: bool) -> str:
+    """One step as HTML. `standalone` (the widget, one step at a time, its title in the widget's label)
+    keeps the full JSON of what was sent before, folded; the static rendering, where the steps before
+    are on the page, keeps one line each."""
+    step, total = steps[index], len(steps)
+    parts = [] if standalone else [f'<h4 class="looplab-step-title">{html.escape(step_title(step, index + 1, total))}</h4>']
+    request = request_parts(steps, index)
+    if request and not standalone and not any(part.changed for part in request):
+        parts.append(f'<div class="looplab-resent">{html.escape(_resent_line(request))}</div>')
+    else:
+        for part in request:
+            body = html.escape(part.value) if isinstance(part.value, str) else json_html(part.value, step, labels)
+            parts.append(f'<details class="looplab-{part.name}"><summary><b>{part.name}</b>: '
+                         f"{html.escape(part.summary)}</summary><pre>{body}</pre></details>")
+    earlier = [i for i in range(len(step.messages)) if not _shown_in_full(step, i)]
+    if earlier:
+        if standalone:
+            inside = "".join(f"<pre><b>messages[{i}]</b>\n{json_html(step.messages[i], step, labels)}</pre>" for i in earlier)
+        else:
+            inside = "<pre>" + "\n".join(
+                f"messages[{i}] {_summary_html(message_summary(step.messages[i]), labels)}" for i in earlier) + "</pre>"
+        parts.append(f'<details class="looplab-earlier"><summary>{_summary_html(_earlier_parts(step, earlier), labels)}'
+                     f"</summary>{inside}</details>")
+    for i, message in enumerate(step.messages):
+        if i in earlier:
+            continue
+        new = i >= step.previous_length
         role = message.get("role", "?") if isinstance(message, dict) else "?"
-        mark = "  (new)" if index >= step.previous_length else ""
-        lines.append(f"-- messages[{index}] {role}{mark}")
-        lines.append(json_text(message, step, labels))
+        head = f"<b>messages[{i}] · {html.escape(str(role))}{' · new' if new else ''}</b>"
+        if _is_resent_response(step, i) and not standalone:
+            body = (f" the response of step {index}, sent back as it came: "
+                    f"{_summary_html(message_summary(message)[1:], labels)}")
+        else:
+            body = "\n" + json_html(message, step, labels)
+        parts.append(f'<pre class="{"looplab-new" if new else "looplab-old"}">{head}{body}</pre>')
+    if not step.messages:
+        parts.append("<pre>messages: []</pre>")
     if step.response is not None:
-        lines.append("-- response")
+        usage = usage_line(steps, index)
+        parts.append(f"<h4>response{' · ' + html.escape(usage) if usage else ''}</h4>"
+                     f'<pre class="looplab-response">{json_html(step.response, step, labels, is_response=True)}</pre>')
+    elif step.error is not None:
+        message = _error_with_labels(html.escape(step.error_message or ""), labels, _chip)
+        hint = f"\n\nHint: {html.escape(step.hint)}" if step.hint else ""
+        parts.append(f'<pre class="looplab-error" style="color:{FLAG_COLOUR};outline:2px dashed {FLAG_COLOUR}">'
+                     f"{FLAG} {message}{hint}</pre>")
+    else:
+        parts.append("<pre>(nothing: this request was not sent)</pre>")
+    return '<div class="looplab-history">' + "".join(parts) + "</div>"
+
+
+def step_text(steps: list[Step], index: int, labels: dict) -> str:
+    """One step as text: the static rendering, where the steps before are just above."""
+    step, total = steps[index], len(steps)
+    lines = [f"== {step_title(step, index + 1, total)} =="]
+    request = request_parts(steps, index)
+    if request and not any(part.changed for part in request):
+        lines.append(f"-- {_resent_line(request)}")
+    else:
+        lines += [f"-- {part.name}: {part.summary}" for part in request]
+    earlier = [i for i in range(len(step.messages)) if not _shown_in_full(step, i)]
+    if earlier:
+        lines.append(f"-- {_summary_text(_earlier_parts(step, earlier), labels)}")
+    for i, message in enumerate(step.messages):
+        if i in earlier:
+            continue
+        role = message.get("role", "?") if isinstance(message, dict) else "?"
+        head = f"-- messages[{i}] {role}{'  (new)' if i >= step.previous_length else ''}"
+        if _is_resent_response(step, i):
+            lines.append(f"{head}: the response of step {index}, sent back as it came: "
+                         f"{_summary_text(message_summary(message)[1:], labels)}")
+        else:
+            lines += [head, json_text(message, step, labels)]
+    if step.response is not None:
+        usage = usage_line(steps, index)
+        lines.append(f"-- response{' · ' + usage if usage else ''}")
         lines.append(json_text(step.response, step, labels, is_response=True))
     elif step.error is not None:
-        lines.append(f"-- error: {step.error_message}")
+        lines.append(f"-- error: {FLAG} {_error_with_labels(step.error_message or '', labels, lambda label: f'[{label}]')}")
         if step.hint:
             lines.append(f"-- hint: {step.hint}")
     return "\n".join(lines)
 
 
 # --- the widget -----------------------------------------------------------------------------------
+
+LINE_HEIGHT_PX = 17  # a line of the JSON area, near enough (12px text, line-height 1.35, padding)
+MAX_BODY_HEIGHT_PX = 640
+
+
+def _visible_lines(page: str) -> int:
+    """The lines of a page that show before anything is unfolded: those outside any <details>, and
+    the summary line of each outer one."""
+    count, depth = 0, 0
+    for line in page.splitlines():
+        count += depth == 0
+        depth += line.count("<details") - line.count("</details>")
+    return count + page.count("<h4")
 
 
 class HistoryViewer(widgets.VBox):
@@ -184,16 +451,18 @@ class HistoryViewer(widgets.VBox):
         self.next = widgets.Button(description="Next ▶", layout=widgets.Layout(width="110px"))
         self.slider = widgets.IntSlider(min=1, max=1, value=1, description="Step", continuous_update=True)
         self.label = widgets.HTML()
-        self.body = widgets.HTML()
+        self.legend = widgets.HTML(f'<span style="font-size:11px">{html.escape(LEGEND)}</span>')
+        self.body = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self.previous.add_class("looplab-prev")
         self.next.add_class("looplab-next")
         self.slider.add_class("looplab-slider")
         self.label.add_class("looplab-step-label")
+        self.legend.add_class("looplab-legend")
         self.body.add_class("looplab-json")
         self.previous.on_click(lambda _: self._move(-1))
         self.next.on_click(lambda _: self._move(+1))
         self.slider.observe(lambda _: self._show(), names="value")
-        super().__init__([widgets.HBox([self.previous, self.next, self.slider]), self.label, self.body])
+        super().__init__([widgets.HBox([self.previous, self.next, self.slider]), self.label, self.legend, self.body])
         self.add_class("looplab-viewer")
         self.steps: list[Step] = []
         self.refresh()
@@ -205,10 +474,18 @@ class HistoryViewer(widgets.VBox):
         was_at_end = self.slider.value >= len(self.steps)
         self.steps = _load_steps(self.source)
         self.labels = pair_labels(self.steps)
+        self.pages = [step_html(self.steps, i, self.labels, standalone=True) for i in range(len(self.steps))]
+        self.body.layout.height = self._body_height()
         self.slider.max = max(1, len(self.steps))
         if was_at_end:
             self.slider.value = self.slider.max
         self._show()
+
+    def _body_height(self) -> str:
+        """One height for every step, the tallest one's (up to a limit, then it scrolls), so that the
+        buttons stay where they are as the learner steps through."""
+        lines = max((_visible_lines(page) for page in self.pages), default=1)
+        return f"{min(MAX_BODY_HEIGHT_PX, 40 + LINE_HEIGHT_PX * lines)}px"
 
     def _move(self, delta: int) -> None:
         self.slider.value = min(max(1, self.slider.value + delta), self.slider.max)
@@ -220,34 +497,44 @@ class HistoryViewer(widgets.VBox):
             self.body.value = ""
             return
         number = self.slider.value
-        step = self.steps[number - 1]
-        self.label.value = f"<b>{html.escape(step_title(step, number, total))}</b>"
-        self.body.value = STYLE + step_html(step, number, total, self.labels, with_title=False)
+        self.label.value = f"<b>{html.escape(step_title(self.steps[number - 1], number, total))}</b>"
+        self.body.value = STYLE + self.pages[number - 1]
         self.previous.disabled = number == 1
         self.next.disabled = number == total
 
-    # --- static fallback: every step at once, for places where widgets cannot run ---------------
+    # --- static rendering: every step at once, for places where widgets cannot run ---------------
 
     def static_text(self) -> str:
         total = len(self.steps)
         if not total:
             return "History viewer: no model calls yet."
-        parts = [f"History viewer: {total} step(s)"]
-        parts += [step_text(step, n, total, self.labels) for n, step in enumerate(self.steps, start=1)]
+        parts = [f"History viewer: {total} step(s). {LEGEND}"]
+        parts += [step_text(self.steps, i, self.labels) for i in range(total)]
         return "\n\n".join(parts)
 
     def static_html(self) -> str:
         total = len(self.steps)
         if not total:
-            return "<p>History viewer: no model calls yet.</p>"
-        parts = [step_html(step, n, total, self.labels) for n, step in enumerate(self.steps, start=1)]
-        return STYLE + '<div class="looplab-static">' + "<hr>".join(parts) + "</div>"
+            return '<p class="looplab-static">History viewer: no model calls yet.</p>'
+        legend = f'<p class="looplab-legend">History viewer: {total} step(s). {html.escape(LEGEND)}</p>'
+        parts = [step_html(self.steps, i, self.labels, standalone=False) for i in range(total)]
+        return STYLE + '<div class="looplab-static">' + legend + "<hr>".join(parts) + "</div>"
+
+    def static_bundle(self) -> dict:
+        """The static rendering as an output's data: what shows where no widget runs."""
+        return {"text/plain": self.static_text(), "text/html": self.static_html()}
+
+    def _ipython_display_(self) -> None:
+        """Two outputs: the widget, then the static rendering (see the module docstring for why)."""
+        display(self._repr_mimebundle_(), raw=True)
+        display(self.static_bundle(), raw=True)
 
     def _repr_mimebundle_(self, **kwargs):
+        """The widget's output: its view, and one line of text (the static output beside it has the rest)."""
         bundle = super()._repr_mimebundle_(**kwargs) or {}
-        bundle["text/plain"] = self.static_text()
-        bundle["text/html"] = self.static_html()
+        bundle["text/plain"] = f"HistoryViewer({len(self.steps)} step(s))"
         return bundle
 
     def __repr__(self) -> str:
+        """A plain Python prompt shows this: every step, as text."""
         return self.static_text()

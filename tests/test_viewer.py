@@ -5,6 +5,7 @@ import pytest
 
 import looplab
 from looplab.history import steps_from_messages, unmatched_ids
+from looplab.viewer import PAIR_COLOURS
 
 QUESTION = "What is 4823 × 1979?"
 
@@ -62,18 +63,22 @@ def test_next_and_previous_move_and_change_the_json(offline):
 def test_tool_use_and_its_result_share_a_label_and_colour(offline):
     _, tool_id = round_trip(offline)
     viewer = looplab.show_history(offline)
-    html = viewer.body.value
-    assert html.count(f'data-pair="A" style="color:#1f77b4;outline:1px solid #1f77b4">"{tool_id}" [A]</span>') == 2
+    html = viewer.body.value  # step 2: the call, in the history, and its result
+    background, ink = PAIR_COLOURS[0]
+    chip = f'<b style="background-color:{background};color:{ink};padding:0 3px;border-radius:3px">[A]</b>'
+    assert html.count(f'<span class="looplab-pair" data-pair="A">"{tool_id}" {chip}</span>') == 2
     text = viewer.static_text()
-    assert text.count(f'"id": "{tool_id}",   <- [A]') == 2  # asked in step 1, kept in the history in step 2
-    assert text.count(f'"tool_use_id": "{tool_id}",   <- [A]') == 1  # answered in step 2
+    assert text.count(f'"id": "{tool_id}",   <- [A]') == 1  # asked in step 1...
+    assert "-- messages[1] assistant  (new): the response of step 1, sent back as it came: " in text
+    assert "tool_use calculator [A]\n" in text  # ...sent back in step 2 (one line: step 1 showed it)...
+    assert text.count(f'"tool_use_id": "{tool_id}",   <- [A]') == 1  # ...and answered in step 2
 
 
 def test_new_messages_are_marked(offline):
     round_trip(offline)
     text = looplab.show_history(offline).static_text()
     step_two = text.split("== Step 2 of 2")[1]
-    assert "-- messages[0] user\n" in step_two
+    assert "-- sent before, unchanged: [0] user\n" in step_two
     assert "-- messages[1] assistant  (new)" in step_two and "-- messages[2] user  (new)" in step_two
 
 
@@ -89,8 +94,9 @@ def test_an_api_error_is_a_step_with_the_400_message_and_hint(offline):
         ask(offline, [{"role": "user", "content": QUESTION}, tool_use_message("toolu_A"), {"role": "user", "content": "so?"}])
     text = looplab.show_history(offline).static_text()
     assert "Step 1 of 1: the API refused the request (400)" in text
-    assert "-- error: messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_A." in text
-    assert '"toolu_A",   <- [A] no tool_result' in text
+    assert ("-- error: ⚠ messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
+            "toolu_A [A].") in text  # the 400 names the id, with its letter
+    assert '"toolu_A",   <- [A] ⚠ no tool_result' in text
     assert "-- hint: " in text
 
 
@@ -139,8 +145,9 @@ def test_a_result_after_text_is_flagged_as_the_api_refuses_it():
     assert last.outcome == "the API refused the request (400)"
     assert last.dangling == {"toolu_A"} and last.misplaced == {"toolu_A"} and last.orphans == set()
     text = viewer.static_text()
-    assert '"id": "toolu_A",   <- [A] no tool_result' in text
-    assert '"tool_use_id": "toolu_A",   <- [A] comes after other content: results must come first' in text
+    assert '"id": "toolu_A",   <- [A] ⚠ no tool_result' in text
+    assert '"tool_use_id": "toolu_A",   <- [A] ⚠ comes after other content: results must come first' in text
+    assert 'class="looplab-pair looplab-orphan" data-pair="A"' in viewer.static_html()
 
 
 def test_a_request_ending_with_a_call_flags_it_as_pending(offline):
@@ -149,7 +156,7 @@ def test_a_request_ending_with_a_call_flags_it_as_pending(offline):
     viewer = looplab.show_history(offline)
     step, = viewer.steps
     assert step.pending == {"toolu_A"} and step.dangling == set()
-    assert '"id": "toolu_A",   <- [A] no tool_result yet' in viewer.static_text()
+    assert '"id": "toolu_A",   <- [A] ⚠ no tool_result yet' in viewer.static_text()
     assert 'class="looplab-pair looplab-dangling" data-pair="A"' in viewer.static_html()
 
 
@@ -172,8 +179,9 @@ def test_static_renderings_are_deterministic(monkeypatch):
         monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
         client = looplab.client("calculator", quiet=True)
         round_trip(client)
-        bundle = looplab.show_history(client)._repr_mimebundle_()
-        return bundle["text/plain"], bundle["text/html"], bundle["application/vnd.jupyter.widget-view+json"]
+        viewer = looplab.show_history(client)
+        static, widget = viewer.static_bundle(), viewer._repr_mimebundle_()
+        return static["text/plain"], static["text/html"], widget["application/vnd.jupyter.widget-view+json"]
 
     first, second = render(), render()
     assert first[:2] == second[:2]
@@ -195,3 +203,180 @@ def test_nbconvert_html_shows_the_static_rendering():
     assert page.count('class="looplab-static"') >= 2
     assert "Step 1 of 1: the model asked for calculator" in page
     assert 'class="looplab-pair looplab-dangling" data-pair="A"' in page
+
+
+# --- pending calls: the history of a loop that stopped before answering ----------------------------
+
+
+def capped_too_early(client, messages, max_iterations):
+    """Exercise 2.3's typical bug: at the cap it raises BEFORE answering the last reply's calls."""
+    for _ in range(max_iterations):
+        reply = client.messages.create(model=looplab.MODEL, max_tokens=1024, tools=looplab.tools.TOOLS, messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+        if _ == max_iterations - 1:
+            raise RuntimeError("cap reached")
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": block.id, "content": "2"} for block in reply.content if block.type == "tool_use"
+        ]})
+
+
+def test_a_history_ending_with_unanswered_calls_marks_them_pending():
+    from looplab.scripted import never_stops, scripted_client
+
+    client, _ = scripted_client(never_stops())
+    messages = [{"role": "user", "content": "What is 1 + 1?"}]
+    with pytest.raises(RuntimeError):
+        capped_too_early(client, messages, max_iterations=2)
+    viewer = looplab.show_history(messages)
+    last = viewer.steps[-1]
+    assert last.outcome == "the model asked for calculator: not answered yet"
+    last_id = messages[-1]["content"][-1].id
+    assert last.response_pending == {last_id} and viewer.steps[0].response_pending == set()
+    assert f'"id": "{last_id}",   <- [B] ○ pending: no tool_result yet' in viewer.static_text()
+    pending = 'class="looplab-pair looplab-pending" data-pair="B"'
+    assert pending in viewer.static_html() and pending in viewer.body.value  # the static rendering and the widget
+    assert viewer.label.value == "<b>Step 2 of 2: the model asked for calculator: not answered yet</b>"
+
+
+def test_the_last_response_of_a_client_is_pending_until_a_request_answers_it(offline):
+    reply = ask(offline, [{"role": "user", "content": QUESTION}])
+    tool_id = next(block.id for block in reply.content if block.type == "tool_use")
+    viewer = looplab.show_history(offline)
+    assert viewer.steps[-1].response_pending == {tool_id}
+    round_trip(offline)  # a new conversation: the first call stays unanswered, but is no longer the last
+    viewer = looplab.show_history(offline)
+    assert [step.response_pending for step in viewer.steps] == [set(), set(), set()]
+
+
+# --- the whole request: system and tools, folded; usage growing --------------------------------------
+
+
+def agent_client_history():
+    """Notebook 2's cinema question through looplab's loop: two calls, with a system prompt and tools."""
+    client = looplab.client("02_closing_the_loop", quiet=True)
+    looplab.loop.agent_turn(client, [{"role": "user", "content": "A cinema has 47 rows of 32 seats. How many seats is that?"}])
+    return looplab.show_history(client)
+
+
+def test_each_request_shows_its_system_and_tools_folded_and_each_response_its_usage(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    viewer = agent_client_history()
+    first, second = viewer.static_text().split("== Step 2 of 2")
+    assert '-- system: "You are a helpful assistant. For any arithmetic, use the ca…" (143 characters)' in first
+    assert "-- tools: calculator (1 definition(s), " in first
+    assert "-- system (143 characters) and tools (1 definition(s), " in second and ": sent again, unchanged" in second
+    usage = [step.usage["input_tokens"] for step in viewer.steps]
+    assert usage[1] > usage[0]  # the history is resent: every call costs more than the one before
+    assert f"-- response · usage: {usage[0]} input tokens, " in first
+    assert f"-- response · usage: {usage[1]} input tokens (+{usage[1] - usage[0]} since step 1), " in second
+    # The widget shows one step at a time: each has its system and tools, folded (a <details> not open).
+    for number in (1, 2):
+        viewer.slider.value = number
+        body = viewer.body.value
+        assert '<details class="looplab-system"><summary><b>system</b>: ' in body
+        assert '<details class="looplab-tools"><summary><b>tools</b>: calculator' in body
+        assert "For any arithmetic, use the calculator tool instead of working it out yourself" in body
+        assert "<details open" not in body
+        assert "input tokens" in body
+    # The static rendering folds them too, and only spells them out where they change.
+    html = viewer.static_html()
+    assert html.count('<details class="looplab-system">') == 1 and html.count('<details class="looplab-tools">') == 1
+    assert html.count('<div class="looplab-resent">system (143 characters) and tools') == 1
+
+
+def test_a_messages_list_has_no_system_tools_or_usage_to_show():
+    text = looplab.show_history([{"role": "user", "content": QUESTION}, tool_use_message("toolu_A")]).static_text()
+    assert "-- system" not in text and "-- tools" not in text and "usage:" not in text
+
+
+# --- readable: folding, the palette, the legend --------------------------------------------------------
+
+
+def test_the_static_rendering_shows_what_is_new_and_folds_what_was_sent_before(offline):
+    messages, tool_id = round_trip(offline)
+    with pytest.raises(looplab.NotRecordedError):  # not recorded: a third step all the same
+        ask(offline, messages + [{"role": "assistant", "content": "32366171"}, {"role": "user", "content": "Thanks!"}])
+    viewer = looplab.show_history(offline)
+    step_three = viewer.static_text().split("== Step 3 of 3")[1]
+    assert "-- sent before, unchanged: [0] user · [1] assistant [A] · [2] user [A]\n" in step_three
+    assert tool_id not in step_three  # the JSON of what was sent before is not repeated
+    assert viewer.static_html().count('<details class="looplab-earlier">') == 2  # steps 2 and 3
+    viewer.slider.value = 3
+    assert tool_id in viewer.body.value and '<details class="looplab-earlier">' in viewer.body.value  # folded, whole
+
+
+def test_a_flagged_message_sent_before_is_not_folded():
+    messages = [{"role": "user", "content": QUESTION}, tool_use_message("toolu_A"), {"role": "user", "content": "so?"}]
+    text = looplab.show_history(messages).static_text().split("== Step 2 of 2")[1]
+    assert '"id": "toolu_A",   <- [A] ⚠ no tool_result' in text  # in full: the flag shows, just above the 400
+    assert text.index('"toolu_A",   <- [A] ⚠') < text.index("-- error: ⚠") < text.index("toolu_A [A]")
+    # A message the step before sent too, now flagged: in full, not folded.
+    from looplab.history import steps_from_traffic
+    from looplab.viewer import step_text
+
+    answered = {"request": {"messages": messages[:2] + [results_message("toolu_A")]}, "response": None, "error": None}
+    broken = {"request": {"messages": messages}, "response": None, "error": None}
+    steps = steps_from_traffic([answered, broken])
+    assert steps[1].previous_length == 2 and steps[1].dangling == {"toolu_A"}
+    text = step_text(steps, 1, {"toolu_A": "A"})
+    assert "-- sent before, unchanged: [0] user\n-- messages[1] assistant\n" in text
+    assert '"id": "toolu_A",   <- [A] ⚠ no tool_result' in text
+
+
+def test_pair_colours_are_colour_blind_safe_and_never_red():
+    import colorsys
+
+    from looplab.viewer import FLAG_COLOUR, pair_colours
+
+    def hue(colour):
+        red, green, blue = (int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+        return colorsys.rgb_to_hsv(red, green, blue)[0] * 360
+
+    okabe_ito = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#CC79A7"}  # without vermillion #D55E00
+    assert {background for background, _ in PAIR_COLOURS} == okabe_ito
+    flag_hue = hue(FLAG_COLOUR)
+    for background, _ in PAIR_COLOURS:
+        assert min(abs(hue(background) - flag_hue), 360 - abs(hue(background) - flag_hue)) >= 30, background
+    assert pair_colours("A") == PAIR_COLOURS[0] and pair_colours("G") == PAIR_COLOURS[0]  # the letter tells them apart
+    assert pair_colours("AA") == PAIR_COLOURS[26 % len(PAIR_COLOURS)]
+
+
+def test_a_flag_says_what_is_wrong_in_words_and_a_symbol_not_only_in_colour():
+    viewer = looplab.show_history([{"role": "user", "content": QUESTION}, tool_use_message("toolu_A", "toolu_B"),
+                                   results_message("toolu_A", "toolu_X")])
+    html = viewer.static_html()
+    flags = html.split('class="looplab-pair looplab-')[1:]
+    assert len(flags) >= 2
+    for flag in (part for part in flags if part.startswith(("dangling", "orphan"))):
+        assert "⚠" in flag.split("</span>")[0]
+    legend = "History viewer: 2 step(s). [A] [B]...: a tool_use id and the tool_result answering it share a letter"
+    assert viewer.static_text().count(legend) == 1 and html.count(legend) == 1
+    assert "⚠ the API refuses this · ○ pending: no tool_result yet" in viewer.legend.value
+
+
+def test_the_widget_keeps_one_height_for_every_step(offline):
+    round_trip(offline)
+    viewer = looplab.show_history(offline)
+    height = viewer.body.layout.height
+    assert height.endswith("px") and viewer.body.layout.overflow == "auto"
+    viewer.slider.value = 1
+    assert viewer.body.layout.height == height
+
+
+# --- where no widget runs: two outputs -----------------------------------------------------------------
+
+
+def test_displaying_the_viewer_makes_the_widget_and_the_static_rendering(offline, monkeypatch):
+    from looplab import viewer as viewer_module
+
+    shown = []
+    monkeypatch.setattr(viewer_module, "display", lambda data, raw: shown.append(data))
+    round_trip(offline)
+    viewer = looplab.show_history(offline)
+    viewer._ipython_display_()
+    widget, static = shown
+    assert "application/vnd.jupyter.widget-view+json" in widget and "text/html" not in widget
+    assert widget["text/plain"] == "HistoryViewer(2 step(s))"
+    assert static == viewer.static_bundle() and "Step 2 of 2" in static["text/plain"]
+    assert repr(viewer) == viewer.static_text()  # a plain Python prompt shows every step too
+    assert '<div class="looplab-static">' in static["text/html"]

@@ -4,7 +4,12 @@ The DOM contract of `looplab.show_history(...)` that this test relies on:
 - root `.looplab-viewer`; step label `.looplab-step-label` ("Step 1 of 2: ..."); buttons `.looplab-prev`,
   `.looplab-next`; slider `.looplab-slider`; JSON area `.looplab-json`;
 - every tool_use id and tool_result tool_use_id is wrapped in `.looplab-pair[data-pair="A"]` (B, C...) whose
-  visible text includes "[A]"; a tool_use with no answer also has `.looplab-dangling` and the text "no tool_result".
+  visible text includes "[A]" (a <b> chip in the pair's colour); a tool_use with no answer also has
+  `.looplab-dangling` and the text "⚠ no tool_result", a misplaced or orphan result `.looplab-orphan`, a call
+  the history ends with `.looplab-pending` ("○ pending"); the 400 is `.looplab-error`;
+- a step's request `system` and `tools` are `details.looplab-system` / `details.looplab-tools` (folded);
+- the static rendering is a second output, `.looplab-static`, hidden beside a live widget; it is what an
+  `nbconvert --execute` HTML export shows offline, and what a reopened (sanitized) notebook keeps.
 
 A failing run leaves a screenshot and the page's text in artifacts/.
 """
@@ -61,9 +66,10 @@ def test_history_viewer_works_in_jupyterlab(page, run_notebook):
 
     run_notebook(page, DEMO)
 
-    # It rendered: two live viewers (the client's history, then the dangling message list), no widget errors.
+    # It rendered: five live viewers (the client's history, the dangling list, then those of the test
+    # below), no widget errors.
     viewers = page.locator(".looplab-viewer")
-    expect(viewers).to_have_count(2)
+    expect(viewers).to_have_count(5)
     history, dangling = viewers.nth(0), viewers.nth(1)
     expect(history).to_be_visible()
     expect(page.get_by_text("Error displaying widget")).to_have_count(0)
@@ -105,3 +111,99 @@ def test_history_viewer_works_in_jupyterlab(page, run_notebook):
             break
     assert flagged, "the dangling tool_use is not flagged with .looplab-dangling on any step"
     dangling.screenshot(path=str(ARTIFACTS / "viewer_dangling.png"))
+
+
+def test_whole_request_flags_and_layout_in_jupyterlab(page, run_notebook):
+    """System and tools folded, usage shown, pending and misplaced flagged, pair colours, one height for
+    every step, and the static rendering hidden beside the live widget."""
+    from playwright.sync_api import expect
+
+    run_notebook(page, DEMO)
+    viewers = page.locator(".looplab-viewer")
+    expect(viewers).to_have_count(5)
+    history, agent, misplaced, pending = viewers.nth(0), viewers.nth(2), viewers.nth(3), viewers.nth(4)
+
+    # Where the widget runs, the static rendering beside it is hidden (it is for nbconvert, GitHub...).
+    statics = page.locator(".looplab-static")
+    expect(statics).to_have_count(5)
+    for index in range(5):
+        expect(statics.nth(index)).to_be_hidden()
+
+    # The whole request: system and tools on every step, folded until clicked; the response's usage.
+    for _ in each_step(agent):
+        for part, words in (("system", "For any arithmetic"), ("tools", "Evaluates an arithmetic expression")):
+            details = agent.locator(f".looplab-json details.looplab-{part}")
+            summary, content = details.locator("> summary"), details.locator("> pre")
+            expect(summary).to_be_visible()
+            expect(content).to_be_hidden()
+            summary.click()
+            expect(content).to_contain_text(words)
+        expect(agent.locator(".looplab-json")).to_contain_text("input tokens")
+    expect(agent.locator(".looplab-json")).to_contain_text(re.compile(r"usage: \d+ input tokens \(\+\d+ since step 1\)"))
+    agent.screenshot(path=str(ARTIFACTS / "viewer_request.png"))
+
+    # One height for every step: the buttons do not move as the learner steps through.
+    heights = {round(history.locator(".looplab-json").bounding_box()["height"]) for _ in each_step(history)}
+    assert len(heights) == 1, f"the JSON area changes height between steps: {sorted(heights)}"
+
+    # A pair's letter chip wears an Okabe-Ito colour; a flag is red, with a ⚠ and words.
+    chip = history.locator('.looplab-json .looplab-pair[data-pair="A"] b').first
+    assert chip.evaluate("node => getComputedStyle(node).backgroundColor") == "rgb(0, 114, 178)"
+    expect(misplaced.locator(".looplab-orphan").first).to_contain_text("⚠ comes after other content")
+    expect(misplaced.locator(".looplab-dangling").first).to_contain_text("⚠ no tool_result")
+    expect(misplaced.locator(".looplab-error")).to_contain_text("toolu_demo_misplaced [A]")
+    misplaced.screenshot(path=str(ARTIFACTS / "viewer_misplaced.png"))
+
+    # A history that ends with a call nobody answered yet: pending, on the step label and at the id.
+    expect(pending.locator(".looplab-step-label")).to_contain_text("not answered yet")
+    expect(pending.locator(".looplab-pending")).to_contain_text("○ pending: no tool_result yet")
+
+
+def test_the_executed_html_export_shows_every_step_offline(page, tmp_path):
+    """`jupyter nbconvert --to html --execute` of the demo, opened from file:// with the network cut."""
+    from playwright.sync_api import expect
+
+    from tests.test_viewer_export import export_html
+
+    export = export_html(DEMO, tmp_path)
+    page.context.set_offline(True)
+    page.route(re.compile(r"^https?://"), lambda route: route.abort())  # the widget JavaScript's CDN, above all
+    page.goto(export.as_uri())
+    statics = page.locator(".looplab-static")
+    expect(statics).to_have_count(5)
+    for index in range(5):
+        static = statics.nth(index)
+        expect(static).to_be_visible()
+        total = int(STEP.search(static.inner_text())[2])
+        for number in range(1, total + 1):
+            expect(static.get_by_text(re.compile(f"^Step {number} of {total}:"))).to_be_visible()
+    expect(statics.nth(1).locator(".looplab-dangling").first).to_be_visible()
+    expect(statics.nth(3).locator(".looplab-orphan").first).to_be_visible()
+    expect(statics.nth(4).locator(".looplab-pending").first).to_be_visible()
+    system = statics.nth(2).locator("details.looplab-system").first
+    expect(system.locator("> summary")).to_be_visible()
+    expect(system.locator("> pre")).to_be_hidden()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "viewer_export_offline.png"), full_page=True)
+
+
+def test_a_reopened_notebook_keeps_folds_and_colours_through_the_sanitizer(page, jupyter_lab, tmp_path):
+    """Outputs of a notebook opened (not run) in JupyterLab are untrusted, so sanitized: the static
+    rendering's <details> and inline colours must survive that."""
+    from playwright.sync_api import expect
+
+    from tests.test_viewer_export import export_html
+
+    executed = export_html(DEMO, tmp_path, to="notebook")
+    name = jupyter_lab.add_notebook(executed)
+    page.goto(jupyter_lab.url(f"/lab/tree/{name}?reset"))
+    statics = page.locator(".looplab-static")
+    expect(statics).to_have_count(5, timeout=60_000)
+    agent = statics.nth(2)
+    expect(agent.locator("details.looplab-system > summary")).to_have_count(1)
+    expect(agent.locator("details.looplab-tools > summary")).to_have_count(1)
+    chip = statics.nth(0).locator(".looplab-pair b").first  # the sanitizer drops data-pair, keeps the letter
+    expect(chip).to_have_text("[A]")
+    assert chip.evaluate("node => getComputedStyle(node).backgroundColor") == "rgb(0, 114, 178)"
+    flag = statics.nth(1).locator(".looplab-dangling").first
+    assert "dashed" in flag.evaluate("node => getComputedStyle(node).outlineStyle")
