@@ -8,9 +8,10 @@ import re
 import textwrap
 
 from .. import scripted
+from ..catalogue import catalogue
 from ..client import MODEL
 from ..scripted import calculator as calc, reply, text, thinking
-from .core import NOT_WRITTEN, Report, catalogue, play
+from .core import NOT_WRITTEN, Report, play
 
 QUESTION = "What is 4823 × 1979?"
 GREETING = [{"role": "user", "content": "Hello"}]  # sent with the learner's tool, to see the API accept it

@@ -6,12 +6,13 @@ agent_turn is played on the scenarios below by the harness it shares with notebo
 from __future__ import annotations
 
 from .. import scripted
+from ..catalogue import catalogue
 from ..client import MODEL
 from ..recordings import canonical_blocks
 from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from ..tools import TOOLS, is_error, run_tool
 from . import turns
-from .core import Report, catalogue
+from .core import Report
 from .turns import Scenario, run_scenario, short, stopped_by_cap
 
 QUESTION = turns.START["content"]

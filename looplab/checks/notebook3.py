@@ -13,11 +13,12 @@ from __future__ import annotations
 from anthropic.types import Message
 
 from .. import scripted
+from ..catalogue import catalogue
 from ..client import MODEL
 from ..history import to_wire
 from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from . import turns
-from .core import Report, catalogue
+from .core import Report
 from .turns import DEFAULT_CAP, Scenario, outline_with_ids, run_scenario, stopped_by_cap, verify_results
 
 QUESTION = "Please work these out for me."

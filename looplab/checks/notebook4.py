@@ -33,13 +33,14 @@ from typing import Any, Callable
 
 import anthropic
 
+from ..catalogue import catalogue
 from ..history import to_wire
 from ..loop import SYSTEM_PROMPT
 from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, calculator as calc, never_stops, reply, text, thinking, tool_use
 from ..tools import run_tool
-from .core import Report, catalogue, play
+from .core import Report, play
 from .turns import final_text
 
 QUESTION = "What is 4823 × 1979?"

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 
 import anthropic
 
+from ..catalogue import catalogue
 from ..client import MODEL
 from ..history import to_wire
 from ..loop import SYSTEM_PROMPT, tool_result
@@ -23,7 +24,7 @@ from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, never_stops
 from ..tools import is_error, run_tool
-from .core import Report, catalogue, learner_frame, play
+from .core import Report, learner_frame, play
 
 START = {"role": "user", "content": "What is 4823 × 1979?"}
 DEFAULT_CAP = 10
