@@ -25,7 +25,7 @@ import signal
 import sysconfig
 import threading
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -99,11 +99,10 @@ class Report:
         if self.text(key).passed:
             self.passed.append(self.words(key, **values))
 
-    def enter(self, key: str, **values) -> str:
+    def enter(self, key: str, **values) -> None:
         """Start testing the situation named by the row `key`; failures of learner code name it."""
         self.situation = None
         self.situation = self.words(key, **values)
-        return self.situation
 
     def require_function(self, obj: Any, name: str) -> None:
         self.require(callable(obj), "not_callable", name=name, kind=type(obj).__name__)
@@ -135,10 +134,7 @@ class CheckResult:
         return self.failed is None
 
     def as_dict(self) -> dict:
-        return {
-            "exercise": self.exercise, "points": self.points, "max_points": self.max_points,
-            "passed": self.passed, "failed": self.failed, "hint": self.hint, "kind": self.kind,
-        }
+        return {name: value for name, value in asdict(self).items() if name != "title"}
 
     def headline(self) -> str:
         return SAY.words("headline", mark=MARKS[self.ok], exercise=self.exercise, title=self.title,
@@ -210,10 +206,6 @@ class Play:
     def last(self) -> dict | None:
         return self.responses[-1] if self.responses else None
 
-    @property
-    def where(self) -> str:
-        return learner_frame(self.error) if self.error else ""
-
     def reraise(self) -> None:
         """An error no checker turned into words: explain() will."""
         if self.error is not None:
@@ -258,18 +250,13 @@ def time_limit(seconds: float):
 @contextlib.contextmanager
 def isolated(obj: Any, references: dict[str, Any]):
     """Swap the learner's earlier pieces for the reference ones while `obj` is checked."""
-    namespace = getattr(obj, "__globals__", None)
-    saved = {}
-    if namespace is not None:
-        for name, reference in references.items():
-            if name in namespace and namespace[name] is not obj:
-                saved[name] = namespace[name]
-                namespace[name] = reference
+    namespace = getattr(obj, "__globals__", {})
+    saved = {name: namespace[name] for name in references if name in namespace and namespace[name] is not obj}
+    namespace.update({name: references[name] for name in saved})
     try:
         yield
     finally:
-        if namespace is not None:
-            namespace.update(saved)
+        namespace.update(saved)
 
 
 TEXTS, _ = catalogue(__file__)  # the rows every check shares: the panel, the score, errors in plain words

@@ -40,7 +40,7 @@ from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, calculator as calc, never_stops, reply, text, thinking, tool_use
 from ..tools import run_tool
-from .core import Report, play
+from .core import Report, learner_frame, play
 from .turns import final_text
 
 QUESTION = "What is 4823 × 1979?"
@@ -241,7 +241,7 @@ class Session:
         if scenario.crash and turn.error is not None and not isinstance(turn.error, anthropic.BadRequestError):
             error = turn.error
             said = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-            raise self.report.failure("raised", self.report.text(scenario.crash).hint, error=said, where=turn.where)
+            raise self.report.failure("raised", self.report.text(scenario.crash).hint, error=said, where=learner_frame(error))
         turn.reraise()
         return output.getvalue(), turn
 
