@@ -27,7 +27,7 @@ import threading
 import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import anthropic
 
@@ -182,6 +182,24 @@ class CheckFailed(Exception):
         return [f"{type(self).__name__}: {self}"]
 
 
+@dataclass(frozen=True)
+class Scenario:
+    """One situation a checker plays the learner's code in: one row of a scenario table, whatever the notebook.
+
+    `key` names the situation's row in the module's TEXTS: its words, and a hint for this scenario if
+    the row has one. A checker reads the fields it needs; the others keep their defaults.
+    """
+
+    key: str
+    replies: Any = ()  # the scripted model's replies, or a function that makes a model that never stops
+    given: Any = None  # what the code is handed besides a client: a history, the lines run reads...
+    expected: Any = None  # what it should return, where the replies do not say it
+    options: dict = field(default_factory=dict)  # its keyword arguments (max_iterations, system)
+    call_limit: int | None = None  # how many calls the model answers; None: one a reply
+    then: Callable | None = None  # more to verify once it has run: then(report, output, play)
+    note: str | None = None  # a row listed as passed once the scenario has passed
+
+
 @dataclass
 class Play:
     """What the learner's code did against a scripted model: what it returned or raised, and each exchange."""
@@ -212,14 +230,16 @@ class Play:
             raise self.error
 
 
-def play(call, replies, call_limit: int = 25) -> Play:
-    """Hand `call` a real SDK client whose model is `replies`, and keep what it returned or raised.
+def play(call, scenario: Scenario) -> Play:
+    """Hand `call` a real SDK client whose model plays the scenario's replies, and keep what it returned or raised.
 
-    The one place the learner's code meets a scripted model: past `call_limit` calls the model
+    The one place the learner's code meets a scripted model: past the scenario's call limit the model
     refuses (TooManyCalls), every request meets the API's rules (a 400 otherwise), and whatever
     the code raises is kept for the checker to say in the words of its scenario.
     """
-    client, traffic = scripted.scripted_client(replies, call_limit=call_limit)
+    replies = scenario.replies() if callable(scenario.replies) else scenario.replies
+    limit = len(replies) if scenario.call_limit is None else scenario.call_limit
+    client, traffic = scripted.scripted_client(replies, call_limit=limit)
     try:
         return Play(call(client), None, traffic)
     except Failure:

@@ -12,8 +12,8 @@ from ..recordings import canonical_blocks
 from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from ..tools import TOOLS, is_error, run_tool
 from . import turns
-from .core import Report
-from .turns import Scenario, run_scenario, short, stopped_by_cap
+from .core import Report, Scenario
+from .turns import run_scenario, short, stopped_by_cap
 
 QUESTION = turns.START["content"]
 CHAINED = ("A warehouse holds 1250 crates of 48 boxes, and each box holds 36 bottles. "
@@ -66,7 +66,7 @@ def check_tool_result(tool_result, report: Report) -> None:
 # --- 2.2 agent_turn ------------------------------------------------------------------------------------
 
 TEXT_FIRST = Scenario("text_first", [reply(text("I'll use the calculator."), calc("4823 * 1979")),
-                                     reply(text("4823 × 1979 = 9,544,717."))])
+                                     reply(text("4823 × 1979 = 9,544,717."))], [turns.START])
 CHAIN_REPLIES = [reply(text("First, the boxes."), calc("1250 * 48")),
                  reply(calc("60000 * 36")),
                  reply(text("Now the truck loads."), calc("2160000 / 9600")),
@@ -75,7 +75,7 @@ CHAIN_REPLIES = [reply(text("First, the boxes."), calc("1250 * 48")),
 AGENT_TURN_SCENARIOS = [
     TEXT_FIRST,
     Scenario("thinking_first", [reply(thinking("Big numbers: use the calculator."), calc("12 * 12")),
-                                reply(thinking("The tool says 144."), text("12 × 12 = 144."))]),
+                                reply(thinking("The tool says 144."), text("12 × 12 = 144."))], [turns.START]),
     Scenario("chain", CHAIN_REPLIES, [{"role": "user", "content": CHAINED}]),
     Scenario("failing", [reply(text("Let me compute."), calc("1 / 0")),
                          reply(text("That has no value: you cannot divide by zero."))],
@@ -109,7 +109,7 @@ def check_cap(agent_turn, report: Report) -> None:
         stopped_by_cap(agent_turn, cap, report)
     run_scenario(agent_turn, TEXT_FIRST, report)
     run_scenario(agent_turn, Scenario("chain_just_enough", CHAIN_REPLIES, [{"role": "user", "content": CHAINED}],
-                                      {"max_iterations": len(CHAIN_REPLIES)}), report)
+                                      options={"max_iterations": len(CHAIN_REPLIES)}), report)
 
 
 # The course manifest (looplab/course.py) names this module; these are what it reads.

@@ -18,8 +18,8 @@ from ..client import MODEL
 from ..history import to_wire
 from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from . import turns
-from .core import Report
-from .turns import DEFAULT_CAP, Scenario, outline_with_ids, run_scenario, stopped_by_cap, verify_results
+from .core import Report, Scenario
+from .turns import DEFAULT_CAP, outline_with_ids, run_scenario, stopped_by_cap, verify_results
 
 QUESTION = "Please work these out for me."
 HISTORY = [{"role": "user", "content": QUESTION}]

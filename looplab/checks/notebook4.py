@@ -26,10 +26,9 @@ import builtins
 import contextlib
 import io
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import zip_longest
 from types import SimpleNamespace
-from typing import Any, Callable
 from unittest import mock
 
 import anthropic
@@ -41,7 +40,7 @@ from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, calculator as calc, never_stops, reply, text, thinking, tool_use
 from ..tools import run_tool
-from .core import Report, learner_frame, play
+from .core import Report, Scenario, learner_frame, play
 from .turns import final_text
 
 QUESTION = "What is 4823 × 1979?"
@@ -78,20 +77,13 @@ def expected_output(replies: list) -> str:
 
 
 @dataclass(frozen=True)
-class Run:
-    """One scenario for run: the lines it reads, the model's replies, and what it must do besides printing."""
+class Run(Scenario):
+    """A scenario for run (`given` is the lines it reads), with what only a whole program can get wrong."""
 
-    key: str  # the situation's row in TEXTS
-    lines: str
-    replies: Any  # scripted replies, or a function that makes a model that never stops
     exact: bool = True  # run must print expected_output(replies); else `then` reads the learner's own words
-    then: Callable | None = None  # more to verify: then(report, output, turn)
-    note: str | None = None  # a row listed as passed once this scenario has passed
     again: str = "called_again"  # the row for a model called once more than the replies allow
     stray: tuple = (TooManyCalls,)  # the errors that mean it was called once too often
     crash: str | None = None  # the row whose hint explains a crash, where run must never crash
-    call_limit: int | None = None  # default: one call per reply
-    options: dict = field(default_factory=dict)  # run's keyword arguments
 
 
 def _first_request(report: Report, output: str, turn) -> None:
@@ -158,39 +150,37 @@ TWO_TURNS = [reply(text("I'll use the calculator."), calc("4823 * 1979")), reply
              reply(calc("9544717 / 7")), reply(text("That is 1,363,531."))]
 ANSWERED_AS_USUAL = "[tool] calculator({'expression': '12 * 12'}) -> 144\nAgent> 12 × 12 = 144."
 
-RUN_SCENARIOS = [
-    Run("words", ASKED, [reply(text("It is 9,544,717."))], then=_first_request, note="one_turn_ok"),
-    Run("text_first", ASKED, [reply(text("I'll use the calculator."), calc("4823 * 1979")),
-                              reply(text("4823 × 1979 = 9,544,717."))]),
-    Run("thinking_first", ASKED, [reply(thinking("A big product: use the tool."), text("Let me compute that."),
-                                        calc("4823 * 1979")),
-                                  reply(thinking("The tool said 9544717."), text("That is 9,544,717."))]),
-    Run("two_calls", "What are 4823 × 1979 and 1234 / 8?\n",
-        [reply(text("Both at once."), calc("4823 * 1979"), calc("1234 / 8")), reply(text("9,544,717 and 154.25."))]),
-    Run("three_calls", "What are 2 + 3, 4 * 5 and 10 / 4?\n",
-        [reply(calc("2 + 3"), calc("4 * 5"), calc("10 / 4")), reply(text("5, 20 and 2.5."))]),
-    Run("chain", "What is 4823 × 1979, divided by 7?\n",
-        [reply(calc("4823 * 1979")), reply(text("Now the division."), calc("9544717 / 7")),
-         reply(text("It is 1,363,531."))]),
-    Run("tool_fails", "What is 1 / 0?\n", [reply(text("Let me try."), calc("1 / 0")),
-                                           reply(text("Dividing by zero has no answer."))], then=_error_flagged),
-    Run("unknown_tool", "What's the weather in Paris?\n",
-        [reply(tool_use("weather", {"city": "Paris"})), reply(text("I have no weather tool, sorry."))],
-        then=_error_flagged, note="transcripts_ok"),
-    Run("two_lines", f"{QUESTION}\n{FOLLOW_UP}\n", TWO_TURNS, then=_history_kept),
-    Run("nothing_to_read", "", [], call_limit=0, again="called_on_nothing"),
-    Run("empty_line", f"{QUESTION}\n\n{FOLLOW_UP}\n", TWO_TURNS[:2], again="went_on",
+RUN_SCENARIOS = [  # Run(key, replies, the lines run reads, ...)
+    Run("words", [reply(text("It is 9,544,717."))], ASKED, then=_first_request, note="one_turn_ok"),
+    Run("text_first", [reply(text("I'll use the calculator."), calc("4823 * 1979")),
+                       reply(text("4823 × 1979 = 9,544,717."))], ASKED),
+    Run("thinking_first", [reply(thinking("A big product: use the tool."), text("Let me compute that."),
+                                 calc("4823 * 1979")),
+                           reply(thinking("The tool said 9544717."), text("That is 9,544,717."))], ASKED),
+    Run("two_calls", [reply(text("Both at once."), calc("4823 * 1979"), calc("1234 / 8")),
+                      reply(text("9,544,717 and 154.25."))], "What are 4823 × 1979 and 1234 / 8?\n"),
+    Run("three_calls", [reply(calc("2 + 3"), calc("4 * 5"), calc("10 / 4")), reply(text("5, 20 and 2.5."))],
+        "What are 2 + 3, 4 * 5 and 10 / 4?\n"),
+    Run("chain", [reply(calc("4823 * 1979")), reply(text("Now the division."), calc("9544717 / 7")),
+                  reply(text("It is 1,363,531."))], "What is 4823 × 1979, divided by 7?\n"),
+    Run("tool_fails", [reply(text("Let me try."), calc("1 / 0")), reply(text("Dividing by zero has no answer."))],
+        "What is 1 / 0?\n", then=_error_flagged),
+    Run("unknown_tool", [reply(tool_use("weather", {"city": "Paris"})), reply(text("I have no weather tool, sorry."))],
+        "What's the weather in Paris?\n", then=_error_flagged, note="transcripts_ok"),
+    Run("two_lines", TWO_TURNS, f"{QUESTION}\n{FOLLOW_UP}\n", then=_history_kept),
+    Run("nothing_to_read", [], "", call_limit=0, again="called_on_nothing"),
+    Run("empty_line", TWO_TURNS[:2], f"{QUESTION}\n\n{FOLLOW_UP}\n", again="went_on",
         stray=(TooManyCalls, anthropic.BadRequestError), note="end_ok"),
-    Run("cut_short", f"{QUESTION}\nWhat is 12 × 12?\n",
-        [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), reply(calc("12 * 12")),
-         reply(text("12 × 12 = 144."))], exact=False, then=_said_cut_then_went_on, crash="crash_on_stop"),
-    Run("cut_in_call", ASKED, [reply(text("I'll use the calculator."), calc("4823 * 19"), stop_reason="max_tokens")],
+    Run("cut_short", [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), reply(calc("12 * 12")),
+                      reply(text("12 × 12 = 144."))], f"{QUESTION}\nWhat is 12 × 12?\n", exact=False,
+        then=_said_cut_then_went_on, crash="crash_on_stop"),
+    Run("cut_in_call", [reply(text("I'll use the calculator."), calc("4823 * 19"), stop_reason="max_tokens")], ASKED,
         exact=False, then=_ran_no_cut_call, again="ran_cut_call"),
-    Run("refusal", "Help me cheat on my exam.\n", [reply(stop_reason="refusal")], exact=False, then=_said_refused,
+    Run("refusal", [reply(stop_reason="refusal")], "Help me cheat on my exam.\n", exact=False, then=_said_refused,
         crash="crash_on_stop"),
-    Run("never_stops", ASKED, never_stops, exact=False, note="never_stops_ok", again="past_cap", crash="crash_on_cap",
+    Run("never_stops", never_stops, ASKED, exact=False, note="never_stops_ok", again="past_cap", crash="crash_on_cap",
         call_limit=3, options={"max_iterations": 3}),
-    Run("custom_system", ASKED, [reply(text("9544717."))], exact=False, then=_custom_sent,
+    Run("custom_system", [reply(text("9544717."))], ASKED, exact=False, then=_custom_sent,
         options={"system": CUSTOM_SYSTEM}),
 ]
 MINIMAL_REPLIES = [  # what a client that is not the SDK's may return: only stop_reason and content
@@ -227,14 +217,11 @@ class Session:
 
     def play(self, scenario: Run):
         """Run the learner's run on one scenario: what it wrote, and its exchanges with the model."""
-        output = _Output(self.report)
-        replies = scenario.replies() if callable(scenario.replies) else scenario.replies
-        call_limit = len(replies) if scenario.call_limit is None else scenario.call_limit
-        lines = _Input(scenario.lines, self.report)
-        turn = play(lambda client: self.run(lines, output, client, **scenario.options), replies, call_limit)
+        output, lines = _Output(self.report), _Input(scenario.given, self.report)
+        turn = play(lambda client: self.run(lines, output, client, **scenario.options), scenario)
         self.verify()
         if isinstance(turn.error, scenario.stray):
-            count = len(replies) if isinstance(replies, list) else 0
+            count = len(scenario.replies) if isinstance(scenario.replies, list) else 0
             raise self.report.failure(scenario.again, count=count,
                                       replies=self.report.words("one_reply" if count == 1 else "replies"))
         error = turn.error

@@ -10,7 +10,6 @@ failure differently (its learners have met run_tools), its catalogue's row repla
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from itertools import zip_longest
 from types import SimpleNamespace
 
@@ -24,28 +23,13 @@ from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, never_stops
 from ..tools import is_error, run_tool
-from .core import Report, learner_frame, play
+from .core import Report, Scenario, learner_frame, play
 
 START = {"role": "user", "content": "What is 4823 × 1979?"}
 DEFAULT_CAP = 10
 BLOCK_TYPES = ("TextBlock", "ThinkingBlock", "ToolUseBlock")  # SDK classes, in the AttributeError
 
 TEXTS, _ = catalogue(__file__)  # the words of these checks: texts/turns.toml
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """Scripted replies, the history before the call, and the options agent_turn is called with."""
-
-    key: str  # its row in the notebook's TEXTS: the situation's name, and a hint for this scenario if any
-    replies: list
-    history: list = field(default_factory=lambda: [START])
-    options: dict = field(default_factory=dict)
-
-    @property
-    def answer(self) -> str:
-        """What agent_turn should return: the text of the last scripted reply."""
-        return final_text(self.replies[-1]({"messages": []}))
 
 
 def final_text(response: dict) -> str:
@@ -112,10 +96,10 @@ def call_learner(function, report: Report, *args):
         raise
 
 
-def play_turn(agent_turn, replies, history: list, report: Report, call_limit: int, **options):
-    """Play agent_turn once on a copy of `history`; what it did, and the list it was handed."""
-    messages = [dict(message) for message in history]
-    turn = play(lambda client: agent_turn(client, messages, **options), replies, call_limit)
+def play_turn(agent_turn, scenario: Scenario, report: Report):
+    """Play agent_turn once on a copy of the scenario's history (`given`); what it did, and the list it was handed."""
+    messages = [dict(message) for message in scenario.given]
+    turn = play(lambda client: agent_turn(client, messages, **scenario.options), scenario)
     _block_confusion(turn.error, report)
     return turn, messages
 
@@ -129,7 +113,7 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
     """Run agent_turn on one scenario and verify its requests, its answer and the history it leaves."""
     report.enter(scenario.key)
     needed = len(scenario.replies)
-    turn, messages = play_turn(agent_turn, scenario.replies, scenario.history, report, needed, **scenario.options)
+    turn, messages = play_turn(agent_turn, scenario, report)
     reason = turn.last["stop_reason"] if turn.last else None
     if isinstance(turn.error, (TooManyCalls, anthropic.BadRequestError)) and len(turn.responses) >= needed:
         raise report.failure("called_again_after_cut" if reason == "max_tokens" else "called_again",
@@ -153,22 +137,23 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
             raise report.failure("stopped_early", report.text(scenario.key).hint or None, made=turn.calls,
                                  needed=needed, first=aside)
         raise report.failure("call_count", made=turn.calls, needed=needed)
-    if turn.answer != scenario.answer:
+    answer = final_text(scenario.replies[-1]({"messages": []}))  # the text of the last scripted reply
+    if turn.answer != answer:
         outputs = {run_tool(b["name"], b["input"]) for response in turn.responses for b in response["content"]
                    if b["type"] == "tool_use"}
         raise report.failure("raw_output" if turn.answer in outputs else "wrong_answer", answer=short(turn.answer),
-                             expected=scenario.answer)
-    compare_history(messages, expected_history(scenario.history, turn.responses), len(scenario.history), report)
+                             expected=answer)
+    compare_history(messages, expected_history(scenario.given, turn.responses), len(scenario.given), report)
     report.note("scenario_passed", made=turn.calls)
-    report.situation = None
 
 
 def stopped_by_cap(agent_turn, cap: int | None, report: Report, call_limit: int = 25) -> None:
     """A model that never stops: agent_turn must stop after max_iterations calls, history valid, and raise."""
     limit = cap or DEFAULT_CAP
-    report.enter("never_stops" if cap else "never_stops_default", cap=cap)
-    options = {"max_iterations": cap} if cap else {}
-    turn, messages = play_turn(agent_turn, never_stops(), [START], report, call_limit, **options)
+    scenario = Scenario("never_stops" if cap else "never_stops_default", never_stops, [START],
+                        options={"max_iterations": cap} if cap else {}, call_limit=call_limit)
+    report.enter(scenario.key, cap=cap)
+    turn, messages = play_turn(agent_turn, scenario, report)
     said = dict(calls=turn.calls, limit=limit, over=call_limit)
     if isinstance(turn.error, TooManyCalls):
         raise report.failure("cap_never_stopped", **said)
@@ -182,7 +167,6 @@ def stopped_by_cap(agent_turn, cap: int | None, report: Report, call_limit: int 
     report.require(violation is None, "cap_history", violation=violation.message if violation else "")
     compare_history(messages, expected_history([START], turn.responses), 1, report)
     report.note("cap_passed", limit=limit)
-    report.situation = None
 
 
 # --- the history, compared message by message -------------------------------------------------------------
