@@ -39,7 +39,7 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
         with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS):
             checker(obj, report)
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
-        failure = explain(error, number)
+        failure = explain(error)
         message = failure.message
         if report.situation and not isinstance(error, (Failure, NotImplementedError)):
             message = f"{report.situation}: {message}"

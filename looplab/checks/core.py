@@ -150,12 +150,11 @@ class CheckResult:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        items = "".join(ITEM_HTML.format(mark=MARKS[True], text=html.escape(item)) for item in self.passed)
+        items = "".join(f"<li>{MARKS[True]} {html.escape(item)}</li>" for item in self.passed)
         if not self.ok:
-            items += FAILED_HTML.format(mark=MARKS[False], text=html.escape(self.failed))
-        hint = ""
-        if not self.ok and self.hint:
-            hint = SAY.words("hint_html", hint=html.escape(self.hint), exercise=html.escape(self.exercise))
+            items += f"<li><b>{MARKS[False]} {html.escape(self.failed)}</b></li>"
+        hint = (SAY.words("hint_html", hint=html.escape(self.hint), exercise=html.escape(self.exercise))
+                if not self.ok and self.hint else "")
         return PANEL_HTML.format(colour=COLOURS[self.ok], headline=html.escape(self.headline()), items=items,
                                  hint=hint)
 
@@ -167,8 +166,6 @@ MARKS = {True: "✓", False: "✗"}
 COLOURS = {True: "#2ca02c", False: "#d62728"}
 PANEL_HTML = ('<div class="looplab-check" style="border-left:4px solid {colour};padding:2px 8px">'
               "<b>{headline}</b><ul>{items}</ul>{hint}</div>")
-ITEM_HTML = "<li>{mark} {text}</li>"
-FAILED_HTML = "<li><b>{mark} {text}</b></li>"
 
 
 class CheckFailed(Exception):
@@ -283,7 +280,7 @@ TEXTS, _ = catalogue(__file__)  # the rows every check shares: the panel, the sc
 SAY = Report(texts=TEXTS)
 
 
-def explain(error: BaseException, exercise: str) -> Failure:
+def explain(error: BaseException) -> Failure:
     """An exception from the learner's code, in plain words."""
     if isinstance(error, Failure):
         return error
@@ -313,7 +310,4 @@ def learner_frame(error: BaseException) -> str:
     """The last line of the traceback that is not looplab's, the SDK's or Python's own."""
     ours = (str(PACKAGE_DIR), sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"])
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith(ours)]
-    if not frames:
-        return ""
-    frame = frames[-1]
-    return SAY.words("at_line", line=frame.line) if frame.line else ""
+    return SAY.words("at_line", line=frames[-1].line) if frames and frames[-1].line else ""

@@ -42,10 +42,6 @@ def short(value, limit: int = 160) -> str:
     return words if len(words) <= limit else words[: limit - 3] + "..."
 
 
-def describe_call(call: dict) -> str:
-    return f"{call.get('name')}({json.dumps(call.get('input'), ensure_ascii=False)})"
-
-
 def result_text(content):
     """A tool_result's content as the text the model reads: a string, or its text blocks joined."""
     if isinstance(content, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in content):
@@ -69,7 +65,8 @@ def verify_results(calls: list[dict], results, report: Report, where: str) -> No
         answered[tool_id] = result
     for call in calls:
         result, expected = answered[call["id"]], run_tool(call.get("name"), call.get("input"))
-        said = dict(where=where, tool_id=call["id"], call=describe_call(call), expected=expected)
+        said = dict(where=where, tool_id=call["id"], expected=expected,
+                    call=f"{call.get('name')}({json.dumps(call.get('input'), ensure_ascii=False)})")
         report.require(result_text(result.get("content")) == expected, "wrong_output",
                        got=result_text(result.get("content")), **said)
         if is_error(expected):
@@ -187,8 +184,7 @@ def expected_history(history: list, responses: list[dict]) -> list:
 def kinds(content, report: Report) -> str:
     """The block types of a message's content, e.g. '[text, tool_use]'."""
     if isinstance(content, str):
-        return report.words("kinds_string", content=content) if len(content) < 60 else report.words(
-            "kinds_long_string")
+        return report.words("kinds_string" if len(content) < 60 else "kinds_long_string", content=content)
     if not isinstance(content, list):
         return repr(content)
     return "[" + ", ".join(str(block.get("type") if isinstance(block, dict) else type(block).__name__)
