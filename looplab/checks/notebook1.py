@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import re
 import textwrap
 
 from .. import scripted
@@ -16,21 +15,14 @@ from .core import NOT_WRITTEN, Report, Scenario, play
 QUESTION = "What is 4823 × 1979?"
 GREETING = [{"role": "user", "content": "Hello"}]  # sent with the learner's tool, to see the API accept it
 READY = reply(text("Ready."))
-
-
 TEXTS, HINTS = catalogue(__file__)  # the words of these checks: texts/notebook1.toml
 
 
 # --- 1.1 calculator ------------------------------------------------------------------------------------
 
 ARITHMETIC = [
-    ("4823 * 1979", 9544717),
-    ("2 + 3 * 4", 14),
-    ("(2 + 3) * 4", 20),
-    ("-7 + +2", -5),
-    ("7 / 2", 3.5),
-    ("0.1 + 0.2", 0.1 + 0.2),
-    ("  12 - 4 - 3 ", 5),
+    ("4823 * 1979", 9544717), ("2 + 3 * 4", 14), ("(2 + 3) * 4", 20), ("-7 + +2", -5), ("7 / 2", 3.5),
+    ("0.1 + 0.2", 0.1 + 0.2), ("  12 - 4 - 3 ", 5),
 ]
 # Each must come back as an error text: never a number, never an exception. The key names it in TEXTS.
 REFUSED = [
@@ -52,10 +44,8 @@ def _calls_eval(function) -> bool:
         tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
     except (OSError, TypeError, SyntaxError):
         return False
-    return any(
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("eval", "exec", "compile")
-        for node in ast.walk(tree)
-    )
+    named = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    return bool(named & {"eval", "exec", "compile"})
 
 
 def check_calculator(calculator, report: Report) -> None:
@@ -81,9 +71,6 @@ def check_calculator(calculator, report: Report) -> None:
 
 
 # --- 1.2 CALCULATOR_TOOL -----------------------------------------------------------------------------------
-
-NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-
 
 def check_tool_definition(tool, report: Report) -> None:
     if tool == {}:

@@ -51,14 +51,12 @@ def check_tool_result(tool_result, report: Report) -> None:
             report.require(result.get("is_error") is True, "flag_missing", **said)
         else:
             report.require("is_error" not in result, "flag_needless", **said)
-    report.situation = None
     report.note("cites_the_call")
     report.note("flags_errors")
 
     report.enter("sending_results")
-    messages.append({"role": "assistant", "content": message.content})
     results = [tool_result(block, run_tool(block.name, block.input)) for block in blocks]
-    messages.append({"role": "user", "content": results})
+    messages += [{"role": "assistant", "content": message.content}, {"role": "user", "content": results}]
     client.messages.create(model=MODEL, max_tokens=64, tools=TOOLS, messages=messages)
     report.note("api_accepts")
 

@@ -59,13 +59,9 @@ def check_run_tools(run_tools, report: Report) -> None:
         verify_results(calls, results, report, report.words("run_tools_call"))
         if calls:  # the API must accept them as the next user message
             client, _ = scripted.scripted_client([DONE], call_limit=1)
-            client.messages.create(model=MODEL, max_tokens=64, messages=[
-                {"role": "user", "content": QUESTION},
-                {"role": "assistant", "content": message.content},
-                {"role": "user", "content": results},
-            ])
+            client.messages.create(model=MODEL, max_tokens=64, messages=HISTORY + [
+                {"role": "assistant", "content": message.content}, {"role": "user", "content": results}])
         report.note("results_ok" if calls else "no_results", count=len(calls))
-    report.situation = None
     report.note("flags_ok")
 
 
@@ -135,7 +131,6 @@ def check_unanswered_tool_uses(unanswered_tool_uses, report: Report) -> None:
         report.require(all(isinstance(item, str) for item in got), "not_ids", got=got)
         report.require(sorted(got) == sorted(expected), "wrong_ids", report.text(key).hint, got=got,
                        expected=expected, outline=outline_with_ids(history, report))
-    report.situation = None
 
 
 # --- 3.3 agent_turn -------------------------------------------------------------------------------------
