@@ -3,9 +3,9 @@
 A checker is a plain function `checker(obj, report)` that exercises the learner's object (with
 `play`, against a scripted model) and calls `report.require(condition, "key", ...)` for each thing
 it verifies; the words for each key sit in its module's catalogue, texts/<module>.toml (read into
-TEXTS, `Text` rows), never in the code. The first unmet expectation stops the check; everything met before it is listed as passed.
-What the learner sees is a short panel (HTML and text): what passed, the first thing that failed
-in plain words, and a hint.
+TEXTS, `Text` rows: looplab/catalogue.py), never in the code. The first unmet expectation stops the
+check; everything met before it is listed as passed. What the learner sees is a short panel (HTML
+and text): what passed, the first thing that failed in plain words, and a hint.
 
 Three things keep a check fair:
 - isolation: while it runs, the learner's earlier pieces (calculator, run_tool, tool_result...)
@@ -203,19 +203,12 @@ class Play:
 
     answer: Any
     error: BaseException | None
-    traffic: Any
+    requests: list[dict]  # every request it sent, in wire form
+    responses: list[dict]  # every reply the model gave
 
     @property
     def calls(self) -> int:
-        return len(self.traffic.exchanges)
-
-    @property
-    def requests(self) -> list[dict]:
-        return [exchange["request"] for exchange in self.traffic.exchanges]
-
-    @property
-    def responses(self) -> list[dict]:
-        return [e["response"] for e in self.traffic.exchanges if e.get("response") is not None]
+        return len(self.requests)
 
     @property
     def last(self) -> dict | None:
@@ -238,11 +231,13 @@ def play(call, scenario: Scenario) -> Play:
     limit = len(replies) if scenario.call_limit is None else scenario.call_limit
     client, traffic = scripted.scripted_client(replies, call_limit=limit)
     try:
-        return Play(call(client), None, traffic)
+        answer, error = call(client), None
     except Failure:
         raise
-    except (Exception, TooManyCalls) as error:
-        return Play(None, error, traffic)
+    except (Exception, TooManyCalls) as raised:
+        answer, error = None, raised
+    return Play(answer, error, [exchange["request"] for exchange in traffic.exchanges],
+                [exchange["response"] for exchange in traffic.exchanges if exchange.get("response") is not None])
 
 
 @contextlib.contextmanager
