@@ -24,7 +24,6 @@ TEXTS = {**turns.TEXTS, **OWN_TEXTS}  # the harness's rows, in this notebook's w
 
 # --- 2.1 tool_result -----------------------------------------------------------------------------------
 
-
 # The model asks for two calls, one that works and one that fails; the second reply answers their results.
 BOTH_CALLS = [reply(text("I'll compute both."), calc("4823 * 1979"), calc("1 / 0")),
               reply(text("4823 × 1979 = 9,544,717; 1 / 0 has no value."))]

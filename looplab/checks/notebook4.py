@@ -195,7 +195,6 @@ MINIMAL_OUTPUT = expected_output([reply(calc("4823 * 1979")), reply(text("It is 
 
 # --- the session: guarded keyboard, bounded streams -------------------------------------------------------
 
-
 class Session:
     """One check of run: input() and sys.stdin refuse to be used, print() to the notebook is noticed.
 
@@ -322,7 +321,6 @@ def _text_of(content) -> str | None:
 
 # --- the checker ---------------------------------------------------------------------------------------
 
-
 def check_run(run, report: Report) -> None:
     report.require_function(run, "run")
     with Session(run, report).guarded() as session:
@@ -344,7 +342,6 @@ def check_run(run, report: Report) -> None:
 
 
 # --- any client will do -----------------------------------------------------------------------------------
-
 
 class MinimalClient:
     """Not the SDK: just `.messages.create(**kwargs)` returning objects with stop_reason and content."""

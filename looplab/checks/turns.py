@@ -77,7 +77,6 @@ def verify_results(calls: list[dict], results, report: Report, where: str) -> No
 
 # --- playing agent_turn on a scenario ---------------------------------------------------------------------
 
-
 def _block_confusion(error, report: Report) -> None:
     """An AttributeError on a block (a text block has no .name...): the reply's blocks were taken by position."""
     if isinstance(error, AttributeError) and any(kind in str(error) for kind in BLOCK_TYPES):
@@ -167,7 +166,6 @@ def stopped_by_cap(agent_turn, cap: int | None, report: Report, call_limit: int 
 
 
 # --- the history, compared message by message -------------------------------------------------------------
-
 
 def expected_history(history: list, responses: list[dict]) -> list:
     """What messages should hold after the turn: each reply verbatim, then its results, in wire form."""
