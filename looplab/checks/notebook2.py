@@ -64,10 +64,8 @@ def check_tool_result(tool_result, report: Report) -> None:
 
 TEXT_FIRST = Scenario("text_first", [reply(text("I'll use the calculator."), calc("4823 * 1979")),
                                      reply(text("4823 × 1979 = 9,544,717."))], [turns.START])
-CHAIN_REPLIES = [reply(text("First, the boxes."), calc("1250 * 48")),
-                 reply(calc("60000 * 36")),
-                 reply(text("Now the truck loads."), calc("2160000 / 9600")),
-                 reply(text("It takes 225 truck loads."))]
+CHAIN_REPLIES = [reply(text("First, the boxes."), calc("1250 * 48")), reply(calc("60000 * 36")),
+                 reply(text("Now the truck loads."), calc("2160000 / 9600")), reply(text("It takes 225 truck loads."))]
 
 AGENT_TURN_SCENARIOS = [
     TEXT_FIRST,

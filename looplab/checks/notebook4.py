@@ -49,7 +49,6 @@ FOLLOW_UP = "And that divided by 7?"
 PROMPT = "User> "
 AGENT = "Agent>"
 TOOL_LINE = "[tool] {name}({input}) -> {output}"  # the input as Python prints a dict, the output as run_tool says
-AGENT_LINE = AGENT + " {text}"
 CUSTOM_SYSTEM = "Answer in one word."
 MAX_READS_AT_END = 5
 MAX_OUTPUT = 100_000  # characters
@@ -68,7 +67,7 @@ def expected_output(replies: list) -> str:
     for scripted in replies:
         response = scripted({"messages": []})
         if response["stop_reason"] != "tool_use":
-            output += AGENT_LINE.format(text=final_text(response)) + "\n" + PROMPT
+            output += f"{AGENT} {final_text(response)}\n{PROMPT}"
             continue
         for block in response["content"]:
             if block["type"] == "tool_use":
@@ -186,8 +185,7 @@ RUN_SCENARIOS = [  # Run(key, replies, the lines run reads, ...)
 MINIMAL_REPLIES = [  # what a client that is not the SDK's may return: only stop_reason and content
     SimpleNamespace(stop_reason="tool_use", content=[
         SimpleNamespace(type="text", text="Using the calculator."),
-        SimpleNamespace(type="tool_use", id="call_1", name="calculator", input={"expression": "4823 * 1979"}),
-    ]),
+        SimpleNamespace(type="tool_use", id="call_1", name="calculator", input={"expression": "4823 * 1979"})]),
     SimpleNamespace(stop_reason="end_turn", content=[SimpleNamespace(type="text", text="It is 9,544,717.")]),
 ]
 MINIMAL_OUTPUT = expected_output([reply(calc("4823 * 1979")), reply(text("It is 9,544,717."))])
