@@ -155,7 +155,7 @@ class Course:
         return self.checks(exercise_id).CHECKERS[exercise_id]
 
     def hints(self, exercise_id: str) -> list[str]:
-        """The exercise's hints, in the learner's language where its catalogue has it (checks.core.Hints)."""
+        """The exercise's hints, in the learner's language where its catalogue has it (catalogue.Hints)."""
         hints = self.checks(exercise_id).HINTS[exercise_id]
         return hints.said() if hasattr(hints, "said") else list(hints)
 

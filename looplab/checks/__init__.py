@@ -12,6 +12,8 @@ import html
 import importlib
 from typing import Any
 
+from IPython.display import display
+
 from ..course import COURSE, Course, resolve
 from ..scripted import TooManyCalls
 from .core import (
@@ -37,7 +39,7 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
         with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS):
             checker(obj, report)
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
-        failure = explain(error, number)
+        failure = explain(error)
         message = failure.message
         if report.situation and not isinstance(error, (Failure, NotImplementedError)):
             message = f"{report.situation}: {message}"
@@ -52,7 +54,7 @@ def check(number: str, obj: Any) -> None:
     previous = _best.get(number)
     if previous is None or result.points >= previous.points:
         _best[number] = result
-    _display(result)
+    display(result)
     if not result.ok:
         raise CheckFailed(result)
 
@@ -79,14 +81,7 @@ class Progress:
                     "status_solved" if result.ok else "status_not_solved")
                 self.rows.append((exercise.id, exercise.title, result.points if result else 0, exercise.points,
                                   SAY.words(status)))
-
-    @property
-    def points(self) -> int:
-        return sum(row[2] for row in self.rows)
-
-    @property
-    def max_points(self) -> int:
-        return sum(row[3] for row in self.rows)
+        self.points, self.max_points = sum(row[2] for row in self.rows), sum(row[3] for row in self.rows)
 
     def __repr__(self) -> str:
         if not self.rows:
@@ -98,25 +93,14 @@ class Progress:
     def _repr_html_(self) -> str:
         if not self.rows:
             return f"<b>{html.escape(repr(self))}</b>"
-        body = "".join(
-            f"<tr><td>{n}</td><td>{html.escape(title)}</td><td>{p}/{m}</td><td>{status}</td></tr>"
-            for n, title, p, m, status in self.rows
-        )
+        body = "".join(f"<tr><td>{n}</td><td>{html.escape(title)}</td><td>{p}/{m}</td><td>{status}</td></tr>"
+                       for n, title, p, m, status in self.rows)
         return (f"<b>{SAY.words('progress', points=self.points, max_points=self.max_points)}</b>"
                 f"<table>{SAY.words('progress_header')}{body}</table>")
 
 
 def progress() -> Progress:
     return Progress(_best)
-
-
-def _display(result: CheckResult) -> None:
-    try:
-        from IPython.display import display
-    except ImportError:  # pragma: no cover - IPython ships with the course
-        print(repr(result))
-        return
-    display(result)
 
 
 __all__ = ["CheckFailed", "CheckResult", "Report", "check", "hint", "progress", "run_check"]

@@ -3,9 +3,9 @@
 A checker is a plain function `checker(obj, report)` that exercises the learner's object (with
 `play`, against a scripted model) and calls `report.require(condition, "key", ...)` for each thing
 it verifies; the words for each key sit in its module's catalogue, texts/<module>.toml (read into
-TEXTS, `Text` rows), never in the code. The first unmet expectation stops the check; everything met before it is listed as passed.
-What the learner sees is a short panel (HTML and text): what passed, the first thing that failed
-in plain words, and a hint.
+TEXTS, `Text` rows: looplab/catalogue.py), never in the code. The first unmet expectation stops the
+check; everything met before it is listed as passed. What the learner sees is a short panel (HTML
+and text): what passed, the first thing that failed in plain words, and a hint.
 
 Three things keep a check fair:
 - isolation: while it runs, the learner's earlier pieces (calculator, run_tool, tool_result...)
@@ -19,21 +19,20 @@ Three things keep a check fair:
 from __future__ import annotations
 
 import contextlib
-import functools
 import html
 import json
 import signal
 import sysconfig
 import threading
-import tomllib
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import anthropic
 
 from .. import scripted
+from ..catalogue import Text, catalogue
 from ..rules import check_request
 from ..scripted import TooManyCalls
 
@@ -42,78 +41,8 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent
 TIME_LIMIT_SECONDS = 10
 MIME_TYPE = "application/vnd.looplab.check+json"
 
-
 # What a check found, as a word the grader carries to the gradebook (never read from the English message).
 SOLVED, NOT_WRITTEN, NOT_SOLVED = "solved", "not_written", "not_solved"
-
-LANGUAGE = "en"  # the language of every text a learner reads; see Text
-
-
-@dataclass(frozen=True)
-class Text:
-    """Everything a learner may read about one expectation (or one situation), in one row of a table.
-
-    `failed` and `passed` are `str.format` templates over the values the checker passes (and
-    `situation`); `hint` is plain words, never formatted, so it can show code with braces.
-    A second language is a column: a row's [key.fr] sub-table becomes `other={"fr": Text(...)}`, and
-    LANGUAGE picks it.
-    """
-
-    failed: str = ""
-    hint: str = ""
-    passed: str = ""
-    other: dict = field(default_factory=dict, compare=False)
-
-    def said(self) -> "Text":
-        return self.other.get(LANGUAGE, self)
-
-
-class Hints(list):
-    """An exercise's hints, one more each time the learner asks; other languages sit beside them, as in Text."""
-
-    def __init__(self, hints=(), other: dict | None = None):
-        super().__init__(hints)
-        self.other = other or {}
-
-    def said(self) -> list[str]:
-        return list(self.other.get(LANGUAGE, self))
-
-
-@functools.cache
-def catalogue(module_file: str) -> tuple[dict[str, Text], dict[str, Hints]]:
-    """The words of a checks module, read from texts/<its name>.toml beside it: its TEXTS and its HINTS.
-
-    The words live in a catalogue, not in the code, so a message is reworded, or translated, without
-    reading Python. Each table of the file is a row, with Text's fields; `like = "key"` gives a row
-    every field it does not write from another row, so words several rows share are written once.
-    A second language is a sub-table of the same row, [key.fr], and [hints.fr] for the hints.
-    """
-    path = Path(module_file).parent / "texts" / f"{Path(module_file).stem}.toml"
-    rows = tomllib.loads(path.read_text(encoding="utf-8"))
-    hints = rows.pop("hints", {})
-    translated_hints = {language: hints.pop(language) for language in _languages(hints)}
-    texts = {key: _text(rows, key) for key in rows}
-    return texts, {exercise: Hints(items, {language: table[exercise] for language, table in translated_hints.items()
-                                           if exercise in table})
-                   for exercise, items in hints.items()}
-
-
-def _languages(table: dict) -> list[str]:
-    """The sub-tables of a row (or of the hints): one a language."""
-    return [name for name, value in table.items() if isinstance(value, dict)]
-
-
-def _text(rows: dict, key: str) -> Text:
-    other = {language: Text(**_fields(rows, key, language)) for language in _languages(rows[key])}
-    return Text(**_fields(rows, key, None), other=other)
-
-
-def _fields(rows: dict, key: str, language: str | None) -> dict:
-    """A row's fields in one language (None: the row itself), over those of the row it is `like`."""
-    row = rows[key]
-    own = row.get(language, row) if language else row
-    lent = _fields(rows, row["like"], language) if "like" in row else {}
-    return lent | {name: value for name, value in own.items() if name != "like" and not isinstance(value, dict)}
 
 
 class Failure(Exception):
@@ -170,11 +99,10 @@ class Report:
         if self.text(key).passed:
             self.passed.append(self.words(key, **values))
 
-    def enter(self, key: str, **values) -> str:
+    def enter(self, key: str, **values) -> None:
         """Start testing the situation named by the row `key`; failures of learner code name it."""
         self.situation = None
         self.situation = self.words(key, **values)
-        return self.situation
 
     def require_function(self, obj: Any, name: str) -> None:
         self.require(callable(obj), "not_callable", name=name, kind=type(obj).__name__)
@@ -206,10 +134,7 @@ class CheckResult:
         return self.failed is None
 
     def as_dict(self) -> dict:
-        return {
-            "exercise": self.exercise, "points": self.points, "max_points": self.max_points,
-            "passed": self.passed, "failed": self.failed, "hint": self.hint, "kind": self.kind,
-        }
+        return {name: value for name, value in asdict(self).items() if name != "title"}
 
     def headline(self) -> str:
         return SAY.words("headline", mark=MARKS[self.ok], exercise=self.exercise, title=self.title,
@@ -225,12 +150,11 @@ class CheckResult:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        items = "".join(ITEM_HTML.format(mark=MARKS[True], text=html.escape(item)) for item in self.passed)
+        items = "".join(f"<li>{MARKS[True]} {html.escape(item)}</li>" for item in self.passed)
         if not self.ok:
-            items += FAILED_HTML.format(mark=MARKS[False], text=html.escape(self.failed))
-        hint = ""
-        if not self.ok and self.hint:
-            hint = SAY.words("hint_html", hint=html.escape(self.hint), exercise=html.escape(self.exercise))
+            items += f"<li><b>{MARKS[False]} {html.escape(self.failed)}</b></li>"
+        hint = (SAY.words("hint_html", hint=html.escape(self.hint), exercise=html.escape(self.exercise))
+                if not self.ok and self.hint else "")
         return PANEL_HTML.format(colour=COLOURS[self.ok], headline=html.escape(self.headline()), items=items,
                                  hint=hint)
 
@@ -242,8 +166,6 @@ MARKS = {True: "✓", False: "✗"}
 COLOURS = {True: "#2ca02c", False: "#d62728"}
 PANEL_HTML = ('<div class="looplab-check" style="border-left:4px solid {colour};padding:2px 8px">'
               "<b>{headline}</b><ul>{items}</ul>{hint}</div>")
-ITEM_HTML = "<li>{mark} {text}</li>"
-FAILED_HTML = "<li><b>{mark} {text}</b></li>"
 
 
 class CheckFailed(Exception):
@@ -257,33 +179,40 @@ class CheckFailed(Exception):
         return [f"{type(self).__name__}: {self}"]
 
 
+@dataclass(frozen=True)
+class Scenario:
+    """One situation a checker plays the learner's code in: one row of a scenario table, whatever the notebook.
+
+    `key` names the situation's row in the module's TEXTS: its words, and a hint for this scenario if
+    the row has one. A checker reads the fields it needs; the others keep their defaults.
+    """
+
+    key: str
+    replies: Any = ()  # the scripted model's replies, or a function that makes a model that never stops
+    given: Any = None  # what the code is handed besides a client: a history, the lines run reads...
+    expected: Any = None  # what it should return, where the replies do not say it
+    options: dict = field(default_factory=dict)  # its keyword arguments (max_iterations, system)
+    call_limit: int | None = None  # how many calls the model answers; None: one a reply
+    then: Callable | None = None  # more to verify once it has run: then(report, output, play)
+    note: str | None = None  # a row listed as passed once the scenario has passed
+
+
 @dataclass
 class Play:
     """What the learner's code did against a scripted model: what it returned or raised, and each exchange."""
 
     answer: Any
     error: BaseException | None
-    traffic: Any
+    requests: list[dict]  # every request it sent, in wire form
+    responses: list[dict]  # every reply the model gave
 
     @property
     def calls(self) -> int:
-        return len(self.traffic.exchanges)
-
-    @property
-    def requests(self) -> list[dict]:
-        return [exchange["request"] for exchange in self.traffic.exchanges]
-
-    @property
-    def responses(self) -> list[dict]:
-        return [e["response"] for e in self.traffic.exchanges if e.get("response") is not None]
+        return len(self.requests)
 
     @property
     def last(self) -> dict | None:
         return self.responses[-1] if self.responses else None
-
-    @property
-    def where(self) -> str:
-        return learner_frame(self.error) if self.error else ""
 
     def reraise(self) -> None:
         """An error no checker turned into words: explain() will."""
@@ -291,20 +220,24 @@ class Play:
             raise self.error
 
 
-def play(call, replies, call_limit: int = 25) -> Play:
-    """Hand `call` a real SDK client whose model is `replies`, and keep what it returned or raised.
+def play(call, scenario: Scenario) -> Play:
+    """Hand `call` a real SDK client whose model plays the scenario's replies, and keep what it returned or raised.
 
-    The one place the learner's code meets a scripted model: past `call_limit` calls the model
+    The one place the learner's code meets a scripted model: past the scenario's call limit the model
     refuses (TooManyCalls), every request meets the API's rules (a 400 otherwise), and whatever
     the code raises is kept for the checker to say in the words of its scenario.
     """
-    client, traffic = scripted.scripted_client(replies, call_limit=call_limit)
+    replies = scenario.replies() if callable(scenario.replies) else scenario.replies
+    limit = len(replies) if scenario.call_limit is None else scenario.call_limit
+    client, traffic = scripted.scripted_client(replies, call_limit=limit)
     try:
-        return Play(call(client), None, traffic)
+        answer, error = call(client), None
     except Failure:
         raise
-    except (Exception, TooManyCalls) as error:
-        return Play(None, error, traffic)
+    except (Exception, TooManyCalls) as raised:
+        answer, error = None, raised
+    return Play(answer, error, [exchange["request"] for exchange in traffic.exchanges],
+                [exchange["response"] for exchange in traffic.exchanges if exchange.get("response") is not None])
 
 
 @contextlib.contextmanager
@@ -329,25 +262,20 @@ def time_limit(seconds: float):
 @contextlib.contextmanager
 def isolated(obj: Any, references: dict[str, Any]):
     """Swap the learner's earlier pieces for the reference ones while `obj` is checked."""
-    namespace = getattr(obj, "__globals__", None)
-    saved = {}
-    if namespace is not None:
-        for name, reference in references.items():
-            if name in namespace and namespace[name] is not obj:
-                saved[name] = namespace[name]
-                namespace[name] = reference
+    namespace = getattr(obj, "__globals__", {})
+    saved = {name: namespace[name] for name in references if name in namespace and namespace[name] is not obj}
+    namespace.update({name: references[name] for name in saved})
     try:
         yield
     finally:
-        if namespace is not None:
-            namespace.update(saved)
+        namespace.update(saved)
 
 
 TEXTS, _ = catalogue(__file__)  # the rows every check shares: the panel, the score, errors in plain words
 SAY = Report(texts=TEXTS)
 
 
-def explain(error: BaseException, exercise: str) -> Failure:
+def explain(error: BaseException) -> Failure:
     """An exception from the learner's code, in plain words."""
     if isinstance(error, Failure):
         return error
@@ -377,7 +305,4 @@ def learner_frame(error: BaseException) -> str:
     """The last line of the traceback that is not looplab's, the SDK's or Python's own."""
     ours = (str(PACKAGE_DIR), sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"])
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith(ours)]
-    if not frames:
-        return ""
-    frame = frames[-1]
-    return SAY.words("at_line", line=frame.line) if frame.line else ""
+    return SAY.words("at_line", line=frames[-1].line) if frames and frames[-1].line else ""

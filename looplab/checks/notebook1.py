@@ -4,32 +4,25 @@ from __future__ import annotations
 
 import ast
 import inspect
-import re
 import textwrap
 
 from .. import scripted
+from ..catalogue import catalogue
 from ..client import MODEL
 from ..scripted import calculator as calc, reply, text, thinking
-from .core import NOT_WRITTEN, Report, catalogue, play
+from .core import NOT_WRITTEN, Report, Scenario, play
 
 QUESTION = "What is 4823 × 1979?"
 GREETING = [{"role": "user", "content": "Hello"}]  # sent with the learner's tool, to see the API accept it
 READY = reply(text("Ready."))
-
-
 TEXTS, HINTS = catalogue(__file__)  # the words of these checks: texts/notebook1.toml
 
 
 # --- 1.1 calculator ------------------------------------------------------------------------------------
 
 ARITHMETIC = [
-    ("4823 * 1979", 9544717),
-    ("2 + 3 * 4", 14),
-    ("(2 + 3) * 4", 20),
-    ("-7 + +2", -5),
-    ("7 / 2", 3.5),
-    ("0.1 + 0.2", 0.1 + 0.2),
-    ("  12 - 4 - 3 ", 5),
+    ("4823 * 1979", 9544717), ("2 + 3 * 4", 14), ("(2 + 3) * 4", 20), ("-7 + +2", -5), ("7 / 2", 3.5),
+    ("0.1 + 0.2", 0.1 + 0.2), ("  12 - 4 - 3 ", 5),
 ]
 # Each must come back as an error text: never a number, never an exception. The key names it in TEXTS.
 REFUSED = [
@@ -51,10 +44,8 @@ def _calls_eval(function) -> bool:
         tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
     except (OSError, TypeError, SyntaxError):
         return False
-    return any(
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("eval", "exec", "compile")
-        for node in ast.walk(tree)
-    )
+    named = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    return bool(named & {"eval", "exec", "compile"})
 
 
 def check_calculator(calculator, report: Report) -> None:
@@ -81,9 +72,6 @@ def check_calculator(calculator, report: Report) -> None:
 
 # --- 1.2 CALCULATOR_TOOL -----------------------------------------------------------------------------------
 
-NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-
-
 def check_tool_definition(tool, report: Report) -> None:
     if tool == {}:
         failure = report.failure("empty_tool")
@@ -106,24 +94,26 @@ def check_tool_definition(tool, report: Report) -> None:
 
 # --- 1.3 one_shot --------------------------------------------------------------------------------------
 
-ONE_SHOT_SCENARIOS = [
-    ("text_first", [reply(text("I'll use the calculator."), calc("4823 * 1979"))], "9544717"),
-    ("thinking_first", [reply(thinking("Multiplying big numbers: use the tool."), calc("4823 * 1979"))], "9544717"),
-    ("tool_only", [reply(calc("12 * 12"))], "144"),
-    ("tool_fails", [reply(text("Let me compute."), calc("1 / 0"))], "Error: division by zero"),
-    ("no_tool", [reply(text("That is 9,544,717."))], "That is 9,544,717."),
+ONE_SHOT_SCENARIOS = [  # one reply each: one_shot may call the model once
+    Scenario("text_first", [reply(text("I'll use the calculator."), calc("4823 * 1979"))], expected="9544717"),
+    Scenario("thinking_first", [reply(thinking("Multiplying big numbers: use the tool."), calc("4823 * 1979"))],
+             expected="9544717"),
+    Scenario("tool_only", [reply(calc("12 * 12"))], expected="144"),
+    Scenario("tool_fails", [reply(text("Let me compute."), calc("1 / 0"))], expected="Error: division by zero"),
+    Scenario("no_tool", [reply(text("That is 9,544,717."))], expected="That is 9,544,717."),
 ]
 
 
 def check_one_shot(one_shot, report: Report) -> None:
-    for key, replies, expected in ONE_SHOT_SCENARIOS:
-        report.enter(key)
-        shot = play(lambda client: one_shot(client, QUESTION), replies, call_limit=1)
+    for scenario in ONE_SHOT_SCENARIOS:
+        report.enter(scenario.key)
+        shot = play(lambda client: one_shot(client, QUESTION), scenario)
         shot.reraise()
         report.require(shot.calls == 1, "one_request", count=shot.calls)
         names = [tool.get("name") for tool in shot.requests[0].get("tools", [])]
         report.require("calculator" in names, "no_calculator", names=names)
-        report.require(shot.answer == expected, "one_shot_output", output=shot.answer, expected=expected)
+        report.require(shot.answer == scenario.expected, "one_shot_output", output=shot.answer,
+                       expected=scenario.expected)
 
 
 # The course manifest (looplab/course.py) names this module; these are what it reads.

@@ -6,13 +6,14 @@ agent_turn is played on the scenarios below by the harness it shares with notebo
 from __future__ import annotations
 
 from .. import scripted
+from ..catalogue import catalogue
 from ..client import MODEL
 from ..recordings import canonical_blocks
 from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from ..tools import TOOLS, is_error, run_tool
 from . import turns
-from .core import Report, catalogue
-from .turns import Scenario, run_scenario, short, stopped_by_cap
+from .core import Report, Scenario
+from .turns import run_scenario, short, stopped_by_cap
 
 QUESTION = turns.START["content"]
 CHAINED = ("A warehouse holds 1250 crates of 48 boxes, and each box holds 36 bottles. "
@@ -22,7 +23,6 @@ TEXTS = {**turns.TEXTS, **OWN_TEXTS}  # the harness's rows, in this notebook's w
 
 
 # --- 2.1 tool_result -----------------------------------------------------------------------------------
-
 
 # The model asks for two calls, one that works and one that fails; the second reply answers their results.
 BOTH_CALLS = [reply(text("I'll compute both."), calc("4823 * 1979"), calc("1 / 0")),
@@ -50,14 +50,12 @@ def check_tool_result(tool_result, report: Report) -> None:
             report.require(result.get("is_error") is True, "flag_missing", **said)
         else:
             report.require("is_error" not in result, "flag_needless", **said)
-    report.situation = None
     report.note("cites_the_call")
     report.note("flags_errors")
 
     report.enter("sending_results")
-    messages.append({"role": "assistant", "content": message.content})
     results = [tool_result(block, run_tool(block.name, block.input)) for block in blocks]
-    messages.append({"role": "user", "content": results})
+    messages += [{"role": "assistant", "content": message.content}, {"role": "user", "content": results}]
     client.messages.create(model=MODEL, max_tokens=64, tools=TOOLS, messages=messages)
     report.note("api_accepts")
 
@@ -65,16 +63,14 @@ def check_tool_result(tool_result, report: Report) -> None:
 # --- 2.2 agent_turn ------------------------------------------------------------------------------------
 
 TEXT_FIRST = Scenario("text_first", [reply(text("I'll use the calculator."), calc("4823 * 1979")),
-                                     reply(text("4823 × 1979 = 9,544,717."))])
-CHAIN_REPLIES = [reply(text("First, the boxes."), calc("1250 * 48")),
-                 reply(calc("60000 * 36")),
-                 reply(text("Now the truck loads."), calc("2160000 / 9600")),
-                 reply(text("It takes 225 truck loads."))]
+                                     reply(text("4823 × 1979 = 9,544,717."))], [turns.START])
+CHAIN_REPLIES = [reply(text("First, the boxes."), calc("1250 * 48")), reply(calc("60000 * 36")),
+                 reply(text("Now the truck loads."), calc("2160000 / 9600")), reply(text("It takes 225 truck loads."))]
 
 AGENT_TURN_SCENARIOS = [
     TEXT_FIRST,
     Scenario("thinking_first", [reply(thinking("Big numbers: use the calculator."), calc("12 * 12")),
-                                reply(thinking("The tool says 144."), text("12 × 12 = 144."))]),
+                                reply(thinking("The tool says 144."), text("12 × 12 = 144."))], [turns.START]),
     Scenario("chain", CHAIN_REPLIES, [{"role": "user", "content": CHAINED}]),
     Scenario("failing", [reply(text("Let me compute."), calc("1 / 0")),
                          reply(text("That has no value: you cannot divide by zero."))],
@@ -108,7 +104,7 @@ def check_cap(agent_turn, report: Report) -> None:
         stopped_by_cap(agent_turn, cap, report)
     run_scenario(agent_turn, TEXT_FIRST, report)
     run_scenario(agent_turn, Scenario("chain_just_enough", CHAIN_REPLIES, [{"role": "user", "content": CHAINED}],
-                                      {"max_iterations": len(CHAIN_REPLIES)}), report)
+                                      options={"max_iterations": len(CHAIN_REPLIES)}), report)
 
 
 # The course manifest (looplab/course.py) names this module; these are what it reads.

@@ -13,12 +13,13 @@ from __future__ import annotations
 from anthropic.types import Message
 
 from .. import scripted
+from ..catalogue import catalogue
 from ..client import MODEL
 from ..history import to_wire
 from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from . import turns
-from .core import Report, catalogue
-from .turns import DEFAULT_CAP, Scenario, outline_with_ids, run_scenario, stopped_by_cap, verify_results
+from .core import Report, Scenario
+from .turns import DEFAULT_CAP, outline_with_ids, run_scenario, stopped_by_cap, verify_results
 
 QUESTION = "Please work these out for me."
 HISTORY = [{"role": "user", "content": QUESTION}]
@@ -29,16 +30,17 @@ TEXTS = {**turns.TEXTS, **OWN_TEXTS}  # the harness's rows, in this notebook's w
 
 # --- 3.1 run_tools -------------------------------------------------------------------------------------
 
-RUN_TOOLS_SCENARIOS = [  # (key in TEXTS, the blocks of the reply run_tools is handed)
-    ("two_calls_after_text", [text("I'll work out both months at once."), calc("37 * 23"), calc("37 * 31")]),
-    ("three_calls", [calc("3 * 4.75"), calc("2 * 1.2"), calc("5 * 0.85")]),
-    ("thinking_then_two",
-     [thinking("Two products; I can ask for both at once."), calc("4823 * 1979"), calc("1234 / 8")]),
-    ("one_fails", [text("Let me compute both."), calc("1,250 * 6 / 4"), calc("1250 / 4")]),
-    ("division_by_zero", [calc("12 / 0"), calc("12 / 4")]),
-    ("unknown_tool", [text("I'll use a percentage tool."), tool_use("percentage", {"value": 1250, "percent": 15}),
-                      calc("1250 * 15 / 100")]),
-    ("no_call", [text("That is 9,544,717.")]),
+RUN_TOOLS_SCENARIOS = [  # given: the blocks of the reply run_tools is handed
+    Scenario("two_calls_after_text", given=[text("I'll work out both months at once."), calc("37 * 23"),
+                                            calc("37 * 31")]),
+    Scenario("three_calls", given=[calc("3 * 4.75"), calc("2 * 1.2"), calc("5 * 0.85")]),
+    Scenario("thinking_then_two",
+             given=[thinking("Two products; I can ask for both at once."), calc("4823 * 1979"), calc("1234 / 8")]),
+    Scenario("one_fails", given=[text("Let me compute both."), calc("1,250 * 6 / 4"), calc("1250 / 4")]),
+    Scenario("division_by_zero", given=[calc("12 / 0"), calc("12 / 4")]),
+    Scenario("unknown_tool", given=[text("I'll use a percentage tool."),
+                                    tool_use("percentage", {"value": 1250, "percent": 15}), calc("1250 * 15 / 100")]),
+    Scenario("no_call", given=[text("That is 9,544,717.")]),
 ]
 
 
@@ -50,26 +52,21 @@ def scripted_message(*blocks: dict, stop_reason: str | None = None) -> Message:
 
 def check_run_tools(run_tools, report: Report) -> None:
     report.require_function(run_tools, "run_tools")
-    for key, blocks in RUN_TOOLS_SCENARIOS:
-        report.enter(key)
-        message = scripted_message(*blocks)
+    for scenario in RUN_TOOLS_SCENARIOS:
+        report.enter(scenario.key)
+        message = scripted_message(*scenario.given)
         calls = [block for block in to_wire(message.content) if block["type"] == "tool_use"]
         results = turns.call_learner(run_tools, report, message)
         verify_results(calls, results, report, report.words("run_tools_call"))
         if calls:  # the API must accept them as the next user message
             client, _ = scripted.scripted_client([DONE], call_limit=1)
-            client.messages.create(model=MODEL, max_tokens=64, messages=[
-                {"role": "user", "content": QUESTION},
-                {"role": "assistant", "content": message.content},
-                {"role": "user", "content": results},
-            ])
+            client.messages.create(model=MODEL, max_tokens=64, messages=HISTORY + [
+                {"role": "assistant", "content": message.content}, {"role": "user", "content": results}])
         report.note("results_ok" if calls else "no_results", count=len(calls))
-    report.situation = None
     report.note("flags_ok")
 
 
 # --- 3.2 unanswered_tool_uses ----------------------------------------------------------------------------
-
 
 def _user(*blocks):
     return {"role": "user", "content": list(blocks)}
@@ -94,47 +91,50 @@ def _result(tool_id, output="2"):
 
 QUESTION_MESSAGE = {"role": "user", "content": "What are 1 + 1, 2 + 2 and 3 + 3?"}
 
-UNANSWERED_SCENARIOS = [  # (key in TEXTS, history, the unanswered ids)
-    ("complete_dicts", [QUESTION_MESSAGE, _assistant(text("Let me add."), _call("toolu_A")), _user(_result("toolu_A")),
-                        _assistant(text("1 + 1 = 2."))], []),
-    ("string_contents", [{"role": "user", "content": "Hi"},
-                         {"role": "assistant", "content": "Hello! Ask me some arithmetic."},
-                         {"role": "user", "content": "Later."}], []),
-    ("call_at_end", [QUESTION_MESSAGE, _assistant(_call("toolu_A"))], ["toolu_A"]),
-    ("one_result_missing", [QUESTION_MESSAGE, _assistant(_call("toolu_A"), _call("toolu_B", "2 + 2")),
-                            _user(_result("toolu_A")), _assistant(text("Done."))], ["toolu_B"]),
-    ("sdk_one_missing", [QUESTION_MESSAGE,
-                         _sdk_assistant(text("Three sums."), _call("toolu_A"), _call("toolu_B", "2 + 2"),
-                                        _call("toolu_C", "3 + 3")),
-                         _user(_result("toolu_C", "6"), _result("toolu_A"))], ["toolu_B"]),
-    ("split_results", [QUESTION_MESSAGE, _assistant(_call("toolu_A"), _call("toolu_B", "2 + 2")),
-                       _user(_result("toolu_A")), _user(_result("toolu_B", "4"))], ["toolu_B"]),
-    ("too_late", [QUESTION_MESSAGE, _assistant(_call("toolu_A")), _user(text("Take your time.")),
-                  _assistant(text("Still working.")), _user(_result("toolu_A"))], ["toolu_A"]),
-    ("earlier_unanswered", [QUESTION_MESSAGE, _sdk_assistant(_call("toolu_A"), _call("toolu_B", "2 + 2")),
-                            _user(_result("toolu_A"), _result("toolu_B", "4")),
-                            _sdk_assistant(_call("toolu_C", "3 + 3")),
-                            _user(text("Never mind.")), _assistant(text("All right.")),
-                            {"role": "user", "content": "Thanks."}], ["toolu_C"]),
-    ("mixed", [QUESTION_MESSAGE, _assistant(_call("toolu_A")), _user(_result("toolu_A")),
-               _sdk_assistant(text("Two more."), _call("toolu_B", "2 + 2"), _call("toolu_C", "3 + 3")),
-               _user(_result("toolu_C", "6")), _sdk_assistant(_call("toolu_D", "4 + 4"))], ["toolu_B", "toolu_D"]),
-    ("complete_sdk", [QUESTION_MESSAGE,
-                      _sdk_assistant(thinking("Two sums."), _call("toolu_A"), _call("toolu_B", "2 + 2")),
-                      _user(_result("toolu_B", "4"), _result("toolu_A")), _sdk_assistant(text("2 and 4."))], []),
+UNANSWERED_SCENARIOS = [  # given: the history unanswered_tool_uses is handed; expected: the ids it should return
+    Scenario("complete_dicts", expected=[], given=[
+        QUESTION_MESSAGE, _assistant(text("Let me add."), _call("toolu_A")), _user(_result("toolu_A")),
+        _assistant(text("1 + 1 = 2."))]),
+    Scenario("string_contents", expected=[], given=[
+        {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello! Ask me some arithmetic."},
+        {"role": "user", "content": "Later."}]),
+    Scenario("call_at_end", expected=["toolu_A"], given=[QUESTION_MESSAGE, _assistant(_call("toolu_A"))]),
+    Scenario("one_result_missing", expected=["toolu_B"], given=[
+        QUESTION_MESSAGE, _assistant(_call("toolu_A"), _call("toolu_B", "2 + 2")), _user(_result("toolu_A")),
+        _assistant(text("Done."))]),
+    Scenario("sdk_one_missing", expected=["toolu_B"], given=[
+        QUESTION_MESSAGE, _sdk_assistant(text("Three sums."), _call("toolu_A"), _call("toolu_B", "2 + 2"),
+                                         _call("toolu_C", "3 + 3")),
+        _user(_result("toolu_C", "6"), _result("toolu_A"))]),
+    Scenario("split_results", expected=["toolu_B"], given=[
+        QUESTION_MESSAGE, _assistant(_call("toolu_A"), _call("toolu_B", "2 + 2")), _user(_result("toolu_A")),
+        _user(_result("toolu_B", "4"))]),
+    Scenario("too_late", expected=["toolu_A"], given=[
+        QUESTION_MESSAGE, _assistant(_call("toolu_A")), _user(text("Take your time.")),
+        _assistant(text("Still working.")), _user(_result("toolu_A"))]),
+    Scenario("earlier_unanswered", expected=["toolu_C"], given=[
+        QUESTION_MESSAGE, _sdk_assistant(_call("toolu_A"), _call("toolu_B", "2 + 2")),
+        _user(_result("toolu_A"), _result("toolu_B", "4")), _sdk_assistant(_call("toolu_C", "3 + 3")),
+        _user(text("Never mind.")), _assistant(text("All right.")), {"role": "user", "content": "Thanks."}]),
+    Scenario("mixed", expected=["toolu_B", "toolu_D"], given=[
+        QUESTION_MESSAGE, _assistant(_call("toolu_A")), _user(_result("toolu_A")),
+        _sdk_assistant(text("Two more."), _call("toolu_B", "2 + 2"), _call("toolu_C", "3 + 3")),
+        _user(_result("toolu_C", "6")), _sdk_assistant(_call("toolu_D", "4 + 4"))]),
+    Scenario("complete_sdk", expected=[], given=[
+        QUESTION_MESSAGE, _sdk_assistant(thinking("Two sums."), _call("toolu_A"), _call("toolu_B", "2 + 2")),
+        _user(_result("toolu_B", "4"), _result("toolu_A")), _sdk_assistant(text("2 and 4."))]),
 ]
 
 
 def check_unanswered_tool_uses(unanswered_tool_uses, report: Report) -> None:
     report.require_function(unanswered_tool_uses, "unanswered_tool_uses")
-    for key, history, expected in UNANSWERED_SCENARIOS:
-        report.enter(key)
-        got = unanswered_tool_uses(history)
+    for scenario in UNANSWERED_SCENARIOS:
+        report.enter(scenario.key)
+        got = unanswered_tool_uses(scenario.given)
         report.require(isinstance(got, list), "not_a_list", kind=type(got).__name__)
         report.require(all(isinstance(item, str) for item in got), "not_ids", got=got)
-        report.require(sorted(got) == sorted(expected), "wrong_ids", report.text(key).hint, got=got,
-                       expected=expected, outline=outline_with_ids(history, report))
-    report.situation = None
+        report.require(sorted(got) == sorted(scenario.expected), "wrong_ids", report.text(scenario.key).hint, got=got,
+                       expected=scenario.expected, outline=outline_with_ids(scenario.given, report))
 
 
 # --- 3.3 agent_turn -------------------------------------------------------------------------------------

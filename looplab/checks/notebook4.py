@@ -26,20 +26,21 @@ import builtins
 import contextlib
 import io
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import zip_longest
 from types import SimpleNamespace
-from typing import Any, Callable
+from unittest import mock
 
 import anthropic
 
+from ..catalogue import catalogue
 from ..history import to_wire
 from ..loop import SYSTEM_PROMPT
 from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, calculator as calc, never_stops, reply, text, thinking, tool_use
 from ..tools import run_tool
-from .core import Report, catalogue, play
+from .core import Report, Scenario, learner_frame, play
 from .turns import final_text
 
 QUESTION = "What is 4823 × 1979?"
@@ -48,7 +49,6 @@ FOLLOW_UP = "And that divided by 7?"
 PROMPT = "User> "
 AGENT = "Agent>"
 TOOL_LINE = "[tool] {name}({input}) -> {output}"  # the input as Python prints a dict, the output as run_tool says
-AGENT_LINE = AGENT + " {text}"
 CUSTOM_SYSTEM = "Answer in one word."
 MAX_READS_AT_END = 5
 MAX_OUTPUT = 100_000  # characters
@@ -67,7 +67,7 @@ def expected_output(replies: list) -> str:
     for scripted in replies:
         response = scripted({"messages": []})
         if response["stop_reason"] != "tool_use":
-            output += AGENT_LINE.format(text=final_text(response)) + "\n" + PROMPT
+            output += f"{AGENT} {final_text(response)}\n{PROMPT}"
             continue
         for block in response["content"]:
             if block["type"] == "tool_use":
@@ -76,20 +76,13 @@ def expected_output(replies: list) -> str:
 
 
 @dataclass(frozen=True)
-class Run:
-    """One scenario for run: the lines it reads, the model's replies, and what it must do besides printing."""
+class Run(Scenario):
+    """A scenario for run (`given` is the lines it reads), with what only a whole program can get wrong."""
 
-    key: str  # the situation's row in TEXTS
-    lines: str
-    replies: Any  # scripted replies, or a function that makes a model that never stops
     exact: bool = True  # run must print expected_output(replies); else `then` reads the learner's own words
-    then: Callable | None = None  # more to verify: then(report, output, turn)
-    note: str | None = None  # a row listed as passed once this scenario has passed
     again: str = "called_again"  # the row for a model called once more than the replies allow
     stray: tuple = (TooManyCalls,)  # the errors that mean it was called once too often
     crash: str | None = None  # the row whose hint explains a crash, where run must never crash
-    call_limit: int | None = None  # default: one call per reply
-    options: dict = field(default_factory=dict)  # run's keyword arguments
 
 
 def _first_request(report: Report, output: str, turn) -> None:
@@ -125,7 +118,9 @@ def _history_kept(report: Report, output: str, turn) -> None:
 def _said(report: Report, output: str, words: tuple[str, ...], key: str) -> list[str]:
     """The turn's Agent> line names what happened, in the learner's words; what run wrote after each prompt."""
     turns = _turns(output)
-    report.require(len(turns) >= 1 and _says(turns[0], words), key, wrote=turns[0] if turns else output)
+    first = turns[0].lower() if turns else ""
+    report.require(AGENT.lower() in first and any(word in first for word in words), key,
+                   wrote=turns[0] if turns else output)
     return turns
 
 
@@ -150,61 +145,53 @@ def _custom_sent(report: Report, output: str, turn) -> None:
                    custom=CUSTOM_SYSTEM, sent=sent)
 
 
-TWO_TURNS = [
-    reply(text("I'll use the calculator."), calc("4823 * 1979")),
-    reply(text("4823 × 1979 = 9,544,717.")),
-    reply(calc("9544717 / 7")),
-    reply(text("That is 1,363,531.")),
-]
+TWO_TURNS = [reply(text("I'll use the calculator."), calc("4823 * 1979")), reply(text("4823 × 1979 = 9,544,717.")),
+             reply(calc("9544717 / 7")), reply(text("That is 1,363,531."))]
 ANSWERED_AS_USUAL = "[tool] calculator({'expression': '12 * 12'}) -> 144\nAgent> 12 × 12 = 144."
 
-RUN_SCENARIOS = [
-    Run("words", ASKED, [reply(text("It is 9,544,717."))], then=_first_request, note="one_turn_ok"),
-    Run("text_first", ASKED, [reply(text("I'll use the calculator."), calc("4823 * 1979")),
-                              reply(text("4823 × 1979 = 9,544,717."))]),
-    Run("thinking_first", ASKED, [reply(thinking("A big product: use the tool."), text("Let me compute that."),
-                                        calc("4823 * 1979")),
-                                  reply(thinking("The tool said 9544717."), text("That is 9,544,717."))]),
-    Run("two_calls", "What are 4823 × 1979 and 1234 / 8?\n",
-        [reply(text("Both at once."), calc("4823 * 1979"), calc("1234 / 8")), reply(text("9,544,717 and 154.25."))]),
-    Run("three_calls", "What are 2 + 3, 4 * 5 and 10 / 4?\n",
-        [reply(calc("2 + 3"), calc("4 * 5"), calc("10 / 4")), reply(text("5, 20 and 2.5."))]),
-    Run("chain", "What is 4823 × 1979, divided by 7?\n",
-        [reply(calc("4823 * 1979")), reply(text("Now the division."), calc("9544717 / 7")),
-         reply(text("It is 1,363,531."))]),
-    Run("tool_fails", "What is 1 / 0?\n", [reply(text("Let me try."), calc("1 / 0")),
-                                           reply(text("Dividing by zero has no answer."))], then=_error_flagged),
-    Run("unknown_tool", "What's the weather in Paris?\n",
-        [reply(tool_use("weather", {"city": "Paris"})), reply(text("I have no weather tool, sorry."))],
-        then=_error_flagged, note="transcripts_ok"),
-    Run("two_lines", f"{QUESTION}\n{FOLLOW_UP}\n", TWO_TURNS, then=_history_kept),
-    Run("nothing_to_read", "", [], call_limit=0, again="called_on_nothing"),
-    Run("empty_line", f"{QUESTION}\n\n{FOLLOW_UP}\n", TWO_TURNS[:2], again="went_on",
+RUN_SCENARIOS = [  # Run(key, replies, the lines run reads, ...)
+    Run("words", [reply(text("It is 9,544,717."))], ASKED, then=_first_request, note="one_turn_ok"),
+    Run("text_first", [reply(text("I'll use the calculator."), calc("4823 * 1979")),
+                       reply(text("4823 × 1979 = 9,544,717."))], ASKED),
+    Run("thinking_first", [reply(thinking("A big product: use the tool."), text("Let me compute that."),
+                                 calc("4823 * 1979")),
+                           reply(thinking("The tool said 9544717."), text("That is 9,544,717."))], ASKED),
+    Run("two_calls", [reply(text("Both at once."), calc("4823 * 1979"), calc("1234 / 8")),
+                      reply(text("9,544,717 and 154.25."))], "What are 4823 × 1979 and 1234 / 8?\n"),
+    Run("three_calls", [reply(calc("2 + 3"), calc("4 * 5"), calc("10 / 4")), reply(text("5, 20 and 2.5."))],
+        "What are 2 + 3, 4 * 5 and 10 / 4?\n"),
+    Run("chain", [reply(calc("4823 * 1979")), reply(text("Now the division."), calc("9544717 / 7")),
+                  reply(text("It is 1,363,531."))], "What is 4823 × 1979, divided by 7?\n"),
+    Run("tool_fails", [reply(text("Let me try."), calc("1 / 0")), reply(text("Dividing by zero has no answer."))],
+        "What is 1 / 0?\n", then=_error_flagged),
+    Run("unknown_tool", [reply(tool_use("weather", {"city": "Paris"})), reply(text("I have no weather tool, sorry."))],
+        "What's the weather in Paris?\n", then=_error_flagged, note="transcripts_ok"),
+    Run("two_lines", TWO_TURNS, f"{QUESTION}\n{FOLLOW_UP}\n", then=_history_kept),
+    Run("nothing_to_read", [], "", call_limit=0, again="called_on_nothing"),
+    Run("empty_line", TWO_TURNS[:2], f"{QUESTION}\n\n{FOLLOW_UP}\n", again="went_on",
         stray=(TooManyCalls, anthropic.BadRequestError), note="end_ok"),
-    Run("cut_short", f"{QUESTION}\nWhat is 12 × 12?\n",
-        [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), reply(calc("12 * 12")),
-         reply(text("12 × 12 = 144."))], exact=False, then=_said_cut_then_went_on, crash="crash_on_stop"),
-    Run("cut_in_call", ASKED, [reply(text("I'll use the calculator."), calc("4823 * 19"), stop_reason="max_tokens")],
+    Run("cut_short", [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), reply(calc("12 * 12")),
+                      reply(text("12 × 12 = 144."))], f"{QUESTION}\nWhat is 12 × 12?\n", exact=False,
+        then=_said_cut_then_went_on, crash="crash_on_stop"),
+    Run("cut_in_call", [reply(text("I'll use the calculator."), calc("4823 * 19"), stop_reason="max_tokens")], ASKED,
         exact=False, then=_ran_no_cut_call, again="ran_cut_call"),
-    Run("refusal", "Help me cheat on my exam.\n", [reply(stop_reason="refusal")], exact=False, then=_said_refused,
+    Run("refusal", [reply(stop_reason="refusal")], "Help me cheat on my exam.\n", exact=False, then=_said_refused,
         crash="crash_on_stop"),
-    Run("never_stops", ASKED, never_stops, exact=False, note="never_stops_ok", again="past_cap", crash="crash_on_cap",
+    Run("never_stops", never_stops, ASKED, exact=False, note="never_stops_ok", again="past_cap", crash="crash_on_cap",
         call_limit=3, options={"max_iterations": 3}),
-    Run("custom_system", ASKED, [reply(text("9544717."))], exact=False, then=_custom_sent,
+    Run("custom_system", [reply(text("9544717."))], ASKED, exact=False, then=_custom_sent,
         options={"system": CUSTOM_SYSTEM}),
 ]
 MINIMAL_REPLIES = [  # what a client that is not the SDK's may return: only stop_reason and content
     SimpleNamespace(stop_reason="tool_use", content=[
         SimpleNamespace(type="text", text="Using the calculator."),
-        SimpleNamespace(type="tool_use", id="call_1", name="calculator", input={"expression": "4823 * 1979"}),
-    ]),
+        SimpleNamespace(type="tool_use", id="call_1", name="calculator", input={"expression": "4823 * 1979"})]),
     SimpleNamespace(stop_reason="end_turn", content=[SimpleNamespace(type="text", text="It is 9,544,717.")]),
 ]
 MINIMAL_OUTPUT = expected_output([reply(calc("4823 * 1979")), reply(text("It is 9,544,717."))])
 
 
 # --- the session: guarded keyboard, bounded streams -------------------------------------------------------
-
 
 class Session:
     """One check of run: input() and sys.stdin refuse to be used, print() to the notebook is noticed.
@@ -227,20 +214,18 @@ class Session:
 
     def play(self, scenario: Run):
         """Run the learner's run on one scenario: what it wrote, and its exchanges with the model."""
-        output = _Output(self.report)
-        replies = scenario.replies() if callable(scenario.replies) else scenario.replies
-        call_limit = len(replies) if scenario.call_limit is None else scenario.call_limit
-        lines = _Input(scenario.lines, self.report)
-        turn = play(lambda client: self.run(lines, output, client, **scenario.options), replies, call_limit)
+        output, lines = _Output(self.report), _Input(scenario.given, self.report)
+        turn = play(lambda client: self.run(lines, output, client, **scenario.options), scenario)
         self.verify()
         if isinstance(turn.error, scenario.stray):
-            count = len(replies) if isinstance(replies, list) else 0
+            count = len(scenario.replies) if isinstance(scenario.replies, list) else 0
             raise self.report.failure(scenario.again, count=count,
                                       replies=self.report.words("one_reply" if count == 1 else "replies"))
-        if scenario.crash and turn.error is not None and not isinstance(turn.error, anthropic.BadRequestError):
-            error = turn.error
+        error = turn.error
+        if scenario.crash and error is not None and not isinstance(error, anthropic.BadRequestError):
             said = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-            raise self.report.failure("raised", self.report.text(scenario.crash).hint, error=said, where=turn.where)
+            raise self.report.failure("raised", self.report.text(scenario.crash).hint, error=said,
+                                      where=learner_frame(error))
         turn.reraise()
         return output.getvalue(), turn
 
@@ -262,13 +247,9 @@ class Session:
 
     @contextlib.contextmanager
     def guarded(self):
-        saved_input, saved_stdin = builtins.input, sys.stdin
-        builtins.input, sys.stdin = lambda *args, **kwargs: self.refuse("called_input"), _NoStdin(self)
-        try:
-            with contextlib.redirect_stdout(self.printed):
-                yield self
-        finally:
-            builtins.input, sys.stdin = saved_input, saved_stdin
+        with (mock.patch.object(builtins, "input", lambda *args, **kwargs: self.refuse("called_input")),
+              mock.patch.object(sys, "stdin", _NoStdin(self)), contextlib.redirect_stdout(self.printed)):
+            yield self
 
 
 class _NoStdin(io.TextIOBase):
@@ -283,10 +264,7 @@ class _NoStdin(io.TextIOBase):
     def read(self, size=-1):
         return self.session.refuse("read_stdin")
 
-    readline = readlines = read
-
-    def __iter__(self):
-        return self.session.refuse("read_stdin")
+    readline = readlines = __iter__ = read
 
 
 class _Input(io.StringIO):
@@ -339,13 +317,7 @@ def _text_of(content) -> str | None:
     return "".join(b.get("text", "") for b in blocks)
 
 
-def _says(turn: str, words: tuple[str, ...]) -> bool:
-    lowered = turn.lower()
-    return AGENT.lower() in lowered and any(word in lowered for word in words)
-
-
 # --- the checker ---------------------------------------------------------------------------------------
-
 
 def check_run(run, report: Report) -> None:
     report.require_function(run, "run")
@@ -359,12 +331,15 @@ def check_run(run, report: Report) -> None:
                 scenario.then(report, output, turn)
             if scenario.note:
                 report.note(scenario.note)
-        _any_client(session, report)
-    report.situation = None
+        report.enter("minimal_client")  # any client will do, one that is not the SDK's (MinimalClient below)
+        output = _Output(report)
+        session.run(_Input(ASKED, report), output, MinimalClient(MINIMAL_REPLIES, report))
+        session.verify()
+        session.expect_transcript(output.getvalue(), MINIMAL_OUTPUT)
+        report.note("any_client_ok")
 
 
 # --- any client will do -----------------------------------------------------------------------------------
-
 
 class MinimalClient:
     """Not the SDK: just `.messages.create(**kwargs)` returning objects with stop_reason and content."""
@@ -378,15 +353,6 @@ class MinimalClient:
             raise self.report.failure("minimal_rules", violation.hint, message=violation.message)
         self.report.require(bool(self.replies), "minimal_again")
         return self.replies.pop(0)
-
-
-def _any_client(session: Session, report: Report) -> None:
-    report.enter("minimal_client")
-    output = _Output(report)
-    session.run(_Input(ASKED, report), output, MinimalClient(MINIMAL_REPLIES, report))
-    session.verify()
-    session.expect_transcript(output.getvalue(), MINIMAL_OUTPUT)
-    report.note("any_client_ok")
 
 
 # The course manifest (looplab/course.py) names this module; these are what it reads.

@@ -1,21 +1,22 @@
 """One harness for every check of agent_turn (2.2, 2.3, 3.3) and of the results it sends (3.1).
 
-A Scenario is the scripted replies, the history before the call and the options (max_iterations).
-What agent_turn should do follows from them: call the model once per reply, keep each reply
-verbatim, answer each round of calls with ONE user message of results, return the last reply's
-text. Notebooks 2 and 3 play the same scenarios through the same code; where notebook 3 words a
-failure differently (its learners have met run_tools), its catalogue's row replaces this one's.
+A scenario here (core.Scenario) is the scripted replies, the history before the call (`given`) and
+the options (max_iterations). What agent_turn should do follows from them: call the model once per
+reply, keep each reply verbatim, answer each round of calls with ONE user message of results,
+return the last reply's text. Notebooks 2 and 3 play the same scenarios through the same code;
+where notebook 3 words a failure differently (its learners have met run_tools), its catalogue's
+row replaces this one's.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from itertools import zip_longest
 from types import SimpleNamespace
 
 import anthropic
 
+from ..catalogue import catalogue
 from ..client import MODEL
 from ..history import to_wire
 from ..loop import SYSTEM_PROMPT, tool_result
@@ -23,28 +24,13 @@ from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, never_stops
 from ..tools import is_error, run_tool
-from .core import Report, catalogue, learner_frame, play
+from .core import Report, Scenario, learner_frame, play
 
 START = {"role": "user", "content": "What is 4823 × 1979?"}
 DEFAULT_CAP = 10
 BLOCK_TYPES = ("TextBlock", "ThinkingBlock", "ToolUseBlock")  # SDK classes, in the AttributeError
 
 TEXTS, _ = catalogue(__file__)  # the words of these checks: texts/turns.toml
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """Scripted replies, the history before the call, and the options agent_turn is called with."""
-
-    key: str  # its row in the notebook's TEXTS: the situation's name, and a hint for this scenario if any
-    replies: list
-    history: list = field(default_factory=lambda: [START])
-    options: dict = field(default_factory=dict)
-
-    @property
-    def answer(self) -> str:
-        """What agent_turn should return: the text of the last scripted reply."""
-        return final_text(self.replies[-1]({"messages": []}))
 
 
 def final_text(response: dict) -> str:
@@ -55,10 +41,6 @@ def short(value, limit: int = 160) -> str:
     """A value as compact JSON (a string as Python writes it), cut to fit on a line."""
     words = repr(value) if isinstance(value, str) else json.dumps(to_wire(value), ensure_ascii=False, default=repr)
     return words if len(words) <= limit else words[: limit - 3] + "..."
-
-
-def describe_call(call: dict) -> str:
-    return f"{call.get('name')}({json.dumps(call.get('input'), ensure_ascii=False)})"
 
 
 def result_text(content):
@@ -84,7 +66,8 @@ def verify_results(calls: list[dict], results, report: Report, where: str) -> No
         answered[tool_id] = result
     for call in calls:
         result, expected = answered[call["id"]], run_tool(call.get("name"), call.get("input"))
-        said = dict(where=where, tool_id=call["id"], call=describe_call(call), expected=expected)
+        said = dict(where=where, tool_id=call["id"], expected=expected,
+                    call=f"{call.get('name')}({json.dumps(call.get('input'), ensure_ascii=False)})")
         report.require(result_text(result.get("content")) == expected, "wrong_output",
                        got=result_text(result.get("content")), **said)
         if is_error(expected):
@@ -94,7 +77,6 @@ def verify_results(calls: list[dict], results, report: Report, where: str) -> No
 
 
 # --- playing agent_turn on a scenario ---------------------------------------------------------------------
-
 
 def _block_confusion(error, report: Report) -> None:
     """An AttributeError on a block (a text block has no .name...): the reply's blocks were taken by position."""
@@ -111,10 +93,10 @@ def call_learner(function, report: Report, *args):
         raise
 
 
-def play_turn(agent_turn, replies, history: list, report: Report, call_limit: int, **options):
-    """Play agent_turn once on a copy of `history`; what it did, and the list it was handed."""
-    messages = [dict(message) for message in history]
-    turn = play(lambda client: agent_turn(client, messages, **options), replies, call_limit)
+def play_turn(agent_turn, scenario: Scenario, report: Report):
+    """Play agent_turn once on a copy of the scenario's history (`given`); what it did, and the list it was handed."""
+    messages = [dict(message) for message in scenario.given]
+    turn = play(lambda client: agent_turn(client, messages, **scenario.options), scenario)
     _block_confusion(turn.error, report)
     return turn, messages
 
@@ -128,7 +110,7 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
     """Run agent_turn on one scenario and verify its requests, its answer and the history it leaves."""
     report.enter(scenario.key)
     needed = len(scenario.replies)
-    turn, messages = play_turn(agent_turn, scenario.replies, scenario.history, report, needed, **scenario.options)
+    turn, messages = play_turn(agent_turn, scenario, report)
     reason = turn.last["stop_reason"] if turn.last else None
     if isinstance(turn.error, (TooManyCalls, anthropic.BadRequestError)) and len(turn.responses) >= needed:
         raise report.failure("called_again_after_cut" if reason == "max_tokens" else "called_again",
@@ -152,22 +134,23 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
             raise report.failure("stopped_early", report.text(scenario.key).hint or None, made=turn.calls,
                                  needed=needed, first=aside)
         raise report.failure("call_count", made=turn.calls, needed=needed)
-    if turn.answer != scenario.answer:
+    answer = final_text(scenario.replies[-1]({"messages": []}))  # the text of the last scripted reply
+    if turn.answer != answer:
         outputs = {run_tool(b["name"], b["input"]) for response in turn.responses for b in response["content"]
                    if b["type"] == "tool_use"}
         raise report.failure("raw_output" if turn.answer in outputs else "wrong_answer", answer=short(turn.answer),
-                             expected=scenario.answer)
-    compare_history(messages, expected_history(scenario.history, turn.responses), len(scenario.history), report)
+                             expected=answer)
+    compare_history(messages, expected_history(scenario.given, turn.responses), len(scenario.given), report)
     report.note("scenario_passed", made=turn.calls)
-    report.situation = None
 
 
 def stopped_by_cap(agent_turn, cap: int | None, report: Report, call_limit: int = 25) -> None:
     """A model that never stops: agent_turn must stop after max_iterations calls, history valid, and raise."""
     limit = cap or DEFAULT_CAP
-    report.enter("never_stops" if cap else "never_stops_default", cap=cap)
-    options = {"max_iterations": cap} if cap else {}
-    turn, messages = play_turn(agent_turn, never_stops(), [START], report, call_limit, **options)
+    scenario = Scenario("never_stops" if cap else "never_stops_default", never_stops, [START],
+                        options={"max_iterations": cap} if cap else {}, call_limit=call_limit)
+    report.enter(scenario.key, cap=cap)
+    turn, messages = play_turn(agent_turn, scenario, report)
     said = dict(calls=turn.calls, limit=limit, over=call_limit)
     if isinstance(turn.error, TooManyCalls):
         raise report.failure("cap_never_stopped", **said)
@@ -181,11 +164,9 @@ def stopped_by_cap(agent_turn, cap: int | None, report: Report, call_limit: int 
     report.require(violation is None, "cap_history", violation=violation.message if violation else "")
     compare_history(messages, expected_history([START], turn.responses), 1, report)
     report.note("cap_passed", limit=limit)
-    report.situation = None
 
 
 # --- the history, compared message by message -------------------------------------------------------------
-
 
 def expected_history(history: list, responses: list[dict]) -> list:
     """What messages should hold after the turn: each reply verbatim, then its results, in wire form."""
@@ -202,8 +183,7 @@ def expected_history(history: list, responses: list[dict]) -> list:
 def kinds(content, report: Report) -> str:
     """The block types of a message's content, e.g. '[text, tool_use]'."""
     if isinstance(content, str):
-        return report.words("kinds_string", content=content) if len(content) < 60 else report.words(
-            "kinds_long_string")
+        return report.words("kinds_string" if len(content) < 60 else "kinds_long_string", content=content)
     if not isinstance(content, list):
         return repr(content)
     return "[" + ", ".join(str(block.get("type") if isinstance(block, dict) else type(block).__name__)
