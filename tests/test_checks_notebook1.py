@@ -197,3 +197,14 @@ def test_a_broken_learner_calculator_does_not_fail_one_shot():
     )
     assert run_check("1.3", namespace["one_shot"]).ok
     assert namespace["TOOLS"] == []  # the learner's globals are given back afterwards
+
+
+def test_a_failed_check_says_its_message_once():
+    """The panel says what failed; the error line under it only points up (the value keeps the message)."""
+    from looplab.checks.core import CheckFailed
+
+    result = fails("1.1", stub, "not written yet")
+    error = CheckFailed(result)
+    shown = "\n".join(error._render_traceback_())
+    assert result.failed not in shown and "1.1" in shown and "above" in shown
+    assert result.failed in str(error)

@@ -169,14 +169,18 @@ PANEL_HTML = ('<div class="looplab-check" style="border-left:4px solid {colour};
 
 
 class CheckFailed(Exception):
-    """Ends a check cell with one short line instead of a traceback."""
+    """Ends a check cell with one short line instead of a traceback.
+
+    The message (what failed) is the error's value, for the grader and nbclient; the line a learner
+    sees under the check's panel only points up at it, so the message is never shown twice.
+    """
 
     def __init__(self, result: CheckResult):
         super().__init__(SAY.words("not_solved", exercise=result.exercise, failed=result.failed))
         self.result = result
 
     def _render_traceback_(self) -> list[str]:
-        return [f"{type(self).__name__}: {self}"]
+        return [f"{type(self).__name__}: {SAY.words('not_solved_above', exercise=self.result.exercise)}"]
 
 
 @dataclass(frozen=True)
