@@ -208,3 +208,34 @@ def test_a_failed_check_says_its_message_once():
     shown = "\n".join(error._render_traceback_())
     assert result.failed not in shown and "1.1" in shown and "above" in shown
     assert result.failed in str(error)
+
+
+def calculator_counting_booleans(expression):
+    """Accepts any constant Python calls a number: True is an int to isinstance."""
+    def value(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            left, right = value(node.left), value(node.right)
+            return {ast.Add: left + right, ast.Sub: left - right, ast.Mult: left * right}.get(type(node.op), None) \
+                if not isinstance(node.op, ast.Div) else left / right
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return -value(node.operand) if isinstance(node.op, ast.USub) else value(node.operand)
+        raise ValueError("not arithmetic")
+    try:
+        return str(value(ast.parse(expression.strip(), mode="eval").body))
+    except (ZeroDivisionError, ValueError, SyntaxError) as error:
+        return f"Error: {error}"
+
+
+def calculator_returning_infinity(expression):
+    """The course's calculator, except that an overflow to inf comes back as 'inf'."""
+    return "inf" if expression.replace(" ", "") == "1e308*10" else tools.calculator(expression)
+
+
+def test_a_truth_value_is_not_a_number():
+    fails("1.1", calculator_counting_booleans, "'True + 1'", "a truth value")
+
+
+def test_an_infinite_result_must_be_refused():
+    fails("1.1", calculator_returning_infinity, "'1e308 * 10'", "inf")

@@ -28,6 +28,7 @@ ARITHMETIC = [
 REFUSED = [
     ("1 / 0", "division"), ("__import__('os').getpid()", "call"), ("(1).real", "attribute"), ("x + 1", "name"),
     ("2 ** 3", "power"), ("9 ** 9 ** 9", "huge_power"), ("'4' * 3", "string"), ("4823 *", "unfinished"),
+    ("True + 1", "boolean"), ("1e308 * 10", "overflow"),
 ]
 
 
