@@ -493,3 +493,23 @@ def content_zero_capped(client, messages, max_iterations=10):
         call = reply.content[0]
         messages.append({"role": "user", "content": [tool_result(call, run_tool(call.name, call.input))]})
     raise RuntimeError(f"stopped after {max_iterations} calls")
+
+
+def agent_turn_one_message_per_result(client, messages, max_iterations=10):
+    """Answers each call in a user message of its own: the API wants all of a reply's results in one."""
+    from looplab.loop import MAX_TOKENS, SYSTEM_PROMPT
+    from looplab.tools import TOOLS, run_tool
+    for _ in range(max_iterations):
+        reply = client.messages.create(model=MODEL, max_tokens=MAX_TOKENS, system=SYSTEM_PROMPT, tools=TOOLS,
+                                       messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+        if reply.stop_reason != "tool_use":
+            return "".join(block.text for block in reply.content if block.type == "text")
+        for block in reply.content:
+            if block.type == "tool_use":
+                messages.append({"role": "user", "content": [tool_result(block, run_tool(block.name, block.input))]})
+    raise RuntimeError("too many iterations")
+
+
+def test_two_calls_in_one_reply_are_answered_in_one_user_message():
+    fails("2.2", agent_turn_one_message_per_result, "two calls in one reply", "tool_result")
