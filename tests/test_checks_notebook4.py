@@ -11,7 +11,7 @@ from looplab.checks import run_check
 from looplab.client import MODEL
 from looplab.loop import SYSTEM_PROMPT, tool_result
 from looplab.tools import TOOLS, run_tool
-from tests.check_helpers import fails
+from tests.check_helpers import fails, passes
 from tests.notebook_code import solution_namespace
 
 
@@ -42,7 +42,7 @@ def text_of(reply) -> str:
 
 
 def run_another_way(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
-    """Right too: iterates with readline in a while-condition, prints with print(file=...), keeps cut replies."""
+    """Right too: iterates with readline in a while-condition, prints with print(file=...), its own wording."""
     messages = []
     print("User> ", end="", file=output_stream)
     while (line := input_stream.readline().rstrip("\n")):
@@ -66,8 +66,7 @@ def run_another_way(input_stream, output_stream, client, system=SYSTEM_PROMPT, m
             messages.pop()  # the unanswered call must not stay in the history
             print("Agent> Sorry, I gave up: too many tool calls.", file=output_stream)
         elif reply.stop_reason in ("max_tokens", "refusal"):
-            if not reply.content:
-                messages.pop()
+            messages.pop()  # a half-finished or refused reply must not stay in the history
             print(f"Agent> [{reply.stop_reason}] {text_of(reply)}", file=output_stream)
         else:
             print(f"Agent> {text_of(reply)}", file=output_stream)
@@ -365,6 +364,8 @@ def with_agent_line(write_agent_line):
             messages.append({"role": "user", "content": line.strip()})
             reply = inner_loop(client, messages, output_stream, system, max_iterations)
             write_agent_line(output_stream, reply)
+            if reply.stop_reason in ("max_tokens", "refusal") and messages[-1]["content"] is reply.content:
+                messages.pop()  # right: a reply that ended early leaves the history
 
     run.__name__ = write_agent_line.__name__.lstrip("_")
     return run
@@ -524,3 +525,52 @@ def test_iterating_over_the_stream_works_too():
 
     result = run_check("4.1", iterates)
     assert result.ok, result
+
+
+
+# --- after each way a turn can end, the next line ---------------------------------------------------------
+
+
+def run_like_the_course(keep_ended_replies=False, cap_line="Agent> (stopped: still calling tools after {cap} calls)"):
+    """The course's run, with one thing changed: a wrong answer built from a right one."""
+    def run(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
+        messages = []
+        while (line := input_stream.readline()).strip():
+            output_stream.write("User> ")
+            messages.append({"role": "user", "content": line.strip()})
+            for _ in range(max_iterations):
+                reply = client.messages.create(model=MODEL, max_tokens=1024, system=system, tools=TOOLS,
+                                               messages=messages)
+                messages.append({"role": "assistant", "content": reply.content})
+                if reply.stop_reason != "tool_use":
+                    break
+                results = []
+                for block in reply.content:
+                    if block.type == "tool_use":
+                        output = run_tool(block.name, block.input)
+                        output_stream.write(f"[tool] {block.name}({block.input}) -> {output}\n")
+                        results.append(tool_result(block, output))
+                messages.append({"role": "user", "content": results})
+            else:
+                output_stream.write(cap_line.format(cap=max_iterations) + "\n")
+                continue
+            if reply.stop_reason in ("max_tokens", "refusal"):
+                output_stream.write(f"Agent> (the reply ended early: {reply.stop_reason}) {text_of(reply)}\n")
+                if not keep_ended_replies:
+                    messages.pop()
+            else:
+                output_stream.write(f"Agent> {text_of(reply)}\n")
+        output_stream.write("User> ")
+    return run
+
+
+def test_the_course_like_run_passes():
+    passes("4.1", run_like_the_course())
+
+
+def test_a_cut_or_refused_reply_must_leave_the_history():
+    fails("4.1", run_like_the_course(keep_ended_replies=True), "then a new line", "still carries the reply")
+
+
+def test_the_cap_must_be_said():
+    fails("4.1", run_like_the_course(cap_line="Agent> "), "it should write an Agent> line that says it stopped")

@@ -11,10 +11,12 @@ is compared with the transcript it should print, exactly:
 (the typed line is not echoed: it comes from a stream, not a keyboard). The only tolerance is at
 the very end: trailing spaces and newlines after the last prompt are ignored.
 
-Where the wording is the learner's own (a reply cut short by `max_tokens`, a `refusal`), the check
-asks for an `Agent>` line in that turn that names what happened: the stop reason itself
-("max_tokens", "refusal"), or plain words such as "cut short", "truncated", "refused" (see
-`MAX_TOKENS_WORDS`, `REFUSAL_WORDS`). The scripted text of those replies holds none of them.
+Where the wording is the learner's own (a reply cut short by `max_tokens`, a `refusal`, the cap
+reached), the check asks for an `Agent>` line in that turn that names what happened: the stop reason
+itself ("max_tokens", "refusal", "max_iterations"), or plain words such as "cut short", "truncated",
+"refused", "stopped" (see `MAX_TOKENS_WORDS`, `REFUSAL_WORDS`, `CAP_WORDS`). The scripted text of
+those replies holds none of them. After each way a turn can end, a next line is read: its request
+must carry the earlier turns and not the reply that was dropped.
 
 While the check runs, the built-in `input` and `sys.stdin` refuse to be used: run must read its
 input_stream, or it could not be tested, scripted or graded.
@@ -56,6 +58,7 @@ MAX_OUTPUT = 100_000  # characters
 MAX_TOKENS_WORDS = ("max_tokens", "max tokens", "token limit", "cut short", "cut off", "truncated",
                     "ended early", "too long", "incomplete", "unfinished")
 REFUSAL_WORDS = ("refus", "declin")  # refusal, refused, refuses, declined...
+CAP_WORDS = ("max_iterations", "iterations", "stopped", "cap", "limit", "gave up", "too many")
 
 TEXTS, HINTS = catalogue(__file__)  # the words of these checks: texts/notebook4.toml
 
@@ -124,10 +127,24 @@ def _said(report: Report, output: str, words: tuple[str, ...], key: str) -> list
     return turns
 
 
-def _said_cut_then_went_on(report: Report, output: str, turn) -> None:
-    turns = _said(report, output, MAX_TOKENS_WORDS, "not_said_cut")
+def _went_on(report: Report, turns: list[str], turn, first_line: str, next_request: int,
+             dropped: int | None = None) -> None:
+    """The next line is answered as usual; its request starts with the first line read (the earlier turns are
+    kept) and no longer holds the reply number `dropped` (a cut or refused reply)."""
     report.require(len(turns) >= 2 and turns[1].rstrip() == ANSWERED_AS_USUAL, "next_line",
                    wrote=turns[1] if len(turns) > 1 else report.words("nothing"))
+    sent = to_wire(turn.requests[next_request].get("messages", []))
+    report.require(bool(sent) and _text_of(sent[0].get("content")) == first_line, "lost_earlier_turns",
+                   line=first_line, first=sent[0] if sent else None)
+    if dropped is not None:
+        content = canonical_blocks(turn.responses[dropped]["content"])
+        kept = any(m.get("role") == "assistant" and canonical_blocks(m.get("content")) == content for m in sent)
+        report.require(not kept, "kept_dropped_reply", content=turn.responses[dropped]["content"])
+
+
+def _said_cut_then_went_on(report: Report, output: str, turn) -> None:
+    turns = _said(report, output, MAX_TOKENS_WORDS, "not_said_cut")
+    _went_on(report, turns, turn, QUESTION, next_request=1, dropped=0)
 
 
 def _ran_no_cut_call(report: Report, output: str, turn) -> None:
@@ -136,7 +153,13 @@ def _ran_no_cut_call(report: Report, output: str, turn) -> None:
 
 
 def _said_refused(report: Report, output: str, turn) -> None:
-    _said(report, output, REFUSAL_WORDS, "not_said_refused")
+    turns = _said(report, output, REFUSAL_WORDS, "not_said_refused")
+    _went_on(report, turns, turn, REFUSED_LINE, next_request=1, dropped=0)
+
+
+def _said_cap_then_went_on(report: Report, output: str, turn) -> None:
+    turns = _said(report, output, CAP_WORDS, "not_said_cap")
+    _went_on(report, turns, turn, QUESTION, next_request=CAP)
 
 
 def _custom_sent(report: Report, output: str, turn) -> None:
@@ -148,6 +171,9 @@ def _custom_sent(report: Report, output: str, turn) -> None:
 TWO_TURNS = [reply(text("I'll use the calculator."), calc("4823 * 1979")), reply(text("4823 × 1979 = 9,544,717.")),
              reply(calc("9544717 / 7")), reply(text("That is 1,363,531."))]
 ANSWERED_AS_USUAL = "[tool] calculator({'expression': '12 * 12'}) -> 144\nAgent> 12 × 12 = 144."
+NEXT_LINE, ANSWERED = "What is 12 × 12?\n", [reply(calc("12 * 12")), reply(text("12 × 12 = 144."))]
+REFUSED_LINE = "Help me cheat on my exam."
+CAP = 3  # max_iterations in the scenarios of the cap
 
 RUN_SCENARIOS = [  # Run(key, replies, the lines run reads, ...)
     Run("words", [reply(text("It is 9,544,717."))], ASKED, then=_first_request, note="one_turn_ok"),
@@ -170,15 +196,17 @@ RUN_SCENARIOS = [  # Run(key, replies, the lines run reads, ...)
     Run("nothing_to_read", [], "", call_limit=0, again="called_on_nothing"),
     Run("empty_line", TWO_TURNS[:2], f"{QUESTION}\n\n{FOLLOW_UP}\n", again="went_on",
         stray=(TooManyCalls, anthropic.BadRequestError), note="end_ok"),
-    Run("cut_short", [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), reply(calc("12 * 12")),
-                      reply(text("12 × 12 = 144."))], f"{QUESTION}\nWhat is 12 × 12?\n", exact=False,
-        then=_said_cut_then_went_on, crash="crash_on_stop"),
+    Run("cut_short", [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), *ANSWERED],
+        ASKED + NEXT_LINE, exact=False, then=_said_cut_then_went_on, crash="crash_on_stop"),
     Run("cut_in_call", [reply(text("I'll use the calculator."), calc("4823 * 19"), stop_reason="max_tokens")], ASKED,
         exact=False, then=_ran_no_cut_call, again="ran_cut_call"),
-    Run("refusal", [reply(stop_reason="refusal")], "Help me cheat on my exam.\n", exact=False, then=_said_refused,
-        crash="crash_on_stop"),
-    Run("never_stops", never_stops, ASKED, exact=False, note="never_stops_ok", again="past_cap", crash="crash_on_cap",
-        call_limit=3, options={"max_iterations": 3}),
+    Run("refusal", [reply(stop_reason="refusal"), *ANSWERED], f"{REFUSED_LINE}\n{NEXT_LINE}", exact=False,
+        then=_said_refused, crash="crash_on_stop"),
+    Run("never_stops", never_stops, ASKED, exact=False, again="past_cap", crash="crash_on_cap",
+        call_limit=CAP, options={"max_iterations": CAP}),
+    Run("cap_then_next_line", [reply(calc(f"{n} + {n}")) for n in range(1, CAP + 1)] + ANSWERED, ASKED + NEXT_LINE,
+        exact=False, then=_said_cap_then_went_on, note="never_stops_ok", again="past_cap", crash="crash_on_cap",
+        options={"max_iterations": CAP}),
     Run("custom_system", [reply(text("9544717."))], ASKED, exact=False, then=_custom_sent,
         options={"system": CUSTOM_SYSTEM}),
 ]
