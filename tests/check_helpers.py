@@ -11,6 +11,9 @@ import itertools
 from collections import defaultdict
 from pathlib import Path
 
+import copy
+import types
+
 from looplab.checks import run_check
 
 TESTS = Path(__file__).resolve().parent
@@ -114,3 +117,16 @@ def soundness_gaps(course, tests: Path = TESTS) -> list[str]:
                     f"{where}{'' if path.exists() else ' (no such file)'}: add at least {MINIMUM_WRONG_ANSWERS}, "
                     f"each a test calling fails(\"{exercise.id}\", <a typical wrong answer>, <words its message must say>)")
     return gaps
+
+
+def twin(obj):
+    """The course's own version as if a learner had typed it: the same code, not the same object.
+
+    A check refuses the course's object itself (it is not the learner's work); its code must still
+    pass, since later notebooks lean on it.
+    """
+    if isinstance(obj, types.FunctionType):
+        copied = types.FunctionType(obj.__code__, obj.__globals__, obj.__name__, obj.__defaults__, obj.__closure__)
+        copied.__kwdefaults__ = obj.__kwdefaults__
+        return copied
+    return copy.deepcopy(obj)

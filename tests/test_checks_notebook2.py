@@ -9,7 +9,7 @@ from looplab.course import COURSE
 from looplab.client import MODEL
 from looplab.loop import MAX_TOKENS, SYSTEM_PROMPT, tool_result
 from looplab.tools import TOOLS, is_error, run_tool
-from tests.check_helpers import fails, passes, stub
+from tests.check_helpers import fails, passes, stub, twin
 from tests.notebook_code import solution_namespace
 
 STEM = "02_closing_the_loop"
@@ -58,13 +58,14 @@ def test_the_learner_notebook_names_the_contract(solution):
 
 
 def test_tool_result_passes_on_the_reference_and_the_solution(solution):
-    passes("2.1", loop.tool_result)
+    passes("2.1", twin(loop.tool_result))
     passes("2.1", solution["tool_result"])
 
 
 def test_tool_result_may_carry_its_content_as_text_blocks():
     def as_blocks(tool_use, output):
-        return loop.tool_result(tool_use, output) | {"content": [{"type": "text", "text": output}]}
+        result = {"type": "tool_result", "tool_use_id": tool_use.id, "content": [{"type": "text", "text": output}]}
+        return result | ({"is_error": True} if is_error(output) else {})
 
     passes("2.1", as_blocks)
 
@@ -127,7 +128,7 @@ def test_tool_result_returning_the_output_alone():
 
 
 def test_agent_turn_passes_on_the_reference_and_the_solution(solution, solution_until_2_2):
-    passes("2.2", loop.agent_turn)
+    passes("2.2", twin(loop.agent_turn))
     passes("2.2", solution_until_2_2["agent_turn"])  # the 2.2 version, without a cap
     passes("2.2", solution["agent_turn"])  # the 2.3 version, with its cap
 
@@ -377,7 +378,7 @@ def test_agent_turn_without_tools():
 
 
 def test_cap_passes_on_the_reference_and_the_solution(solution):
-    passes("2.3", loop.agent_turn)
+    passes("2.3", twin(loop.agent_turn))
     passes("2.3", solution["agent_turn"])
 
 

@@ -139,6 +139,9 @@ def expected_rows() -> list[tuple]:
     numbers = {stem: nb.ids for stem, nb in course.items()}
     nb1 = numbers[NB1]
     expected: list[tuple] = []
+    expected += rows_of("borrowed", NB1, *solved("1.1", "1.2"),
+                        ("1.3", 0, "the course's own code", Has("this one_shot is the course's own (looplab.loop.one_shot)")),
+                        *solved(*after(NB1, "1.3")))
     for path in sorted(SOLUTIONS.glob("*.ipynb")):
         expected += rows_of("complete", path.stem, *solved(*numbers[path.stem]))
     expected.append(("empty", "", "", "0", "", "no notebook found", "this folder holds no .ipynb file",

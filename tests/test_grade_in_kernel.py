@@ -14,11 +14,12 @@ import json
 import pytest
 
 import looplab.checks
-from looplab.checks.core import NOT_SOLVED, NOT_WRITTEN, SOLVED
+from looplab.checks.core import COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SOLVED
 from looplab.grade import in_kernel
 from looplab.grade.kernel_cells import IN_KERNEL_SOURCE, grader_cell_source
 from looplab.grade.status import CheckKind
 from looplab.tools import CALCULATOR_TOOL, calculator
+from tests.check_helpers import twin
 
 NONCE = "0123456789abcdef" * 2
 
@@ -51,7 +52,7 @@ def test_the_start_fingerprints_the_check_machinery():
 
 def test_each_check_carries_its_kind_not_just_words():
     first = start()
-    namespace = {"calculator": calculator, "CALCULATOR_TOOL": {}, "stubbed": stub}
+    namespace = {"calculator": twin(calculator), "CALCULATOR_TOOL": {}, "stubbed": stub}
     payload = in_kernel.payload_for(check_step(first, [["1.1", "calculator"], ["1.2", "CALCULATOR_TOOL"],
                                                         ["1.3", "one_shot"]]), namespace)
     assert payload["before"] == {"digest": first["digest"]} and payload["after"] == {"digest": first["digest"]}
@@ -74,7 +75,7 @@ def test_a_check_that_raises_is_reported_as_crashed():
 
 
 def test_every_kind_the_kernel_reports_is_one_the_grader_knows():
-    assert {kind.value for kind in CheckKind} == {SOLVED, NOT_WRITTEN, NOT_SOLVED, in_kernel.UNDEFINED,
+    assert {kind.value for kind in CheckKind} == {SOLVED, NOT_WRITTEN, NOT_SOLVED, COURSE_CODE, in_kernel.UNDEFINED,
                                                    in_kernel.CRASHED}
 
 

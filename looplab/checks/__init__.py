@@ -17,7 +17,8 @@ from IPython.display import display
 from ..course import COURSE, Course, resolve
 from ..scripted import TooManyCalls
 from .core import (
-    SAY, CheckFailed, CheckResult, CheckTimeout, Failure, Report, TIME_LIMIT_SECONDS, explain, isolated, time_limit,
+    COURSE_CODE, SAY, CheckFailed, CheckResult, CheckTimeout, Failure, Report, TIME_LIMIT_SECONDS, borrowing, explain,
+    is_the_course_version, isolated, time_limit,
 )
 
 # Every notebook's checks are imported now, not on first use: the grader fingerprints the check
@@ -35,8 +36,13 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
     checker = course.checker(number)
     references = {name: resolve(target) for name, target in course.earlier_pieces(number).items()}
     report = Report(texts=course.texts(number))
+    own = resolve(exercise.reference)  # the course's own version: never the learner's answer
+    said = dict(name=exercise.name, reference=exercise.reference.replace(":", "."))
+    if is_the_course_version(obj, own):
+        return CheckResult(number, exercise.title, 0, exercise.points, [], SAY.words("course_code", **said),
+                           SAY.text("course_code").hint, COURSE_CODE)
     try:
-        with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS):
+        with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS), borrowing(own) as borrowed:
             checker(obj, report)
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
         failure = explain(error)
@@ -45,6 +51,9 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
             message = f"{report.situation}: {message}"
         return CheckResult(number, exercise.title, 0, exercise.points, report.passed, message, failure.hint,
                            failure.kind)
+    if borrowed:
+        return CheckResult(number, exercise.title, 0, exercise.points, [], SAY.words("course_code_called", **said),
+                           SAY.text("course_code").hint, COURSE_CODE)
     return CheckResult(number, exercise.title, exercise.points, exercise.points, report.passed)
 
 

@@ -19,9 +19,12 @@ Three things keep a check fair:
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
+import inspect
 import json
 import signal
+import sys
 import sysconfig
 import threading
 import traceback
@@ -43,6 +46,7 @@ MIME_TYPE = "application/vnd.looplab.check+json"
 
 # What a check found, as a word the grader carries to the gradebook (never read from the English message).
 SOLVED, NOT_WRITTEN, NOT_SOLVED = "solved", "not_written", "not_solved"
+COURSE_CODE = "course_code"  # the exercise handed in (or only wrapped) the course's own version
 
 
 class Failure(Exception):
@@ -261,6 +265,48 @@ def time_limit(seconds: float):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def is_the_course_version(obj: Any, reference: Any) -> bool:
+    """Is `obj` the course's own version of the exercise, or that function behind functools.wraps / partial?
+
+    The notebooks import the course's pieces on purpose (a bug in notebook 1 never blocks notebook 3),
+    so `from looplab.loop import run` is one line away; it is not the learner's work.
+    """
+    try:
+        unwrapped = inspect.unwrap(obj) if callable(obj) else obj
+    except ValueError:  # a cycle of __wrapped__
+        return False
+    while isinstance(unwrapped, functools.partial):
+        unwrapped = unwrapped.func
+    return unwrapped is reference
+
+
+@contextlib.contextmanager
+def borrowing(reference: Any):
+    """While a check runs, note every call of the course's own version made from outside the package.
+
+    The checks themselves may call it (they live in the package); a learner's function that only hands
+    the work to it is caught here, whatever name it reached it by. Uses sys.setprofile, restored after.
+    """
+    calls: list[str] = []
+    code = getattr(reference, "__code__", None)
+    if code is None:
+        yield calls
+        return
+    package = str(PACKAGE_DIR)
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code is code and frame.f_back is not None:
+            if not frame.f_back.f_code.co_filename.startswith(package):
+                calls.append(frame.f_back.f_code.co_name)
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        yield calls
+    finally:
+        sys.setprofile(previous)
 
 
 @contextlib.contextmanager

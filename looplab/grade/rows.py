@@ -180,7 +180,8 @@ def _graded_row(plan: Plan, exercise: Exercise, result: dict, row, stopped_cells
     elif kind is CheckKind.CRASHED:
         status, message = Status.NOT_SOLVED, f"the check could not finish: {result.get('message')}"
     else:
-        status = Status.NOT_WRITTEN if kind is CheckKind.NOT_WRITTEN else Status.NOT_SOLVED
+        status = {CheckKind.NOT_WRITTEN: Status.NOT_WRITTEN, CheckKind.COURSE_CODE: Status.COURSE_CODE}.get(
+            kind, Status.NOT_SOLVED)
         message = str(result.get("message") or "the check failed")
     text = status.text()
     if stopped_cells:

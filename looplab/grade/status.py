@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from ..checks.core import NOT_SOLVED, NOT_WRITTEN, SOLVED
+from ..checks.core import COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SOLVED
 from .in_kernel import CRASHED, UNDEFINED
 
 # The words README.md shows for the variable parts of a status.
@@ -24,6 +24,8 @@ class Status(Enum):
     SOLVED = ("solved", "full points")
     NOT_SOLVED = ("not solved", "the check failed; the message says how")
     NOT_WRITTEN = ("not written yet", "the exercise is still the stub")
+    COURSE_CODE = ("the course's own code",
+                   "the exercise hands in, or only wraps, the course's own version from looplab: 0 points")
     NOT_DEFINED = ("not defined", "its function or variable doesn't exist where it is graded")
     NOT_IN_VERSION = ("not in this version",
                       "the course added the exercise after the version the notebook was made with: 0 of 0 points")
@@ -93,5 +95,6 @@ class CheckKind(str, Enum):
     SOLVED = SOLVED
     NOT_WRITTEN = NOT_WRITTEN
     NOT_SOLVED = NOT_SOLVED
+    COURSE_CODE = COURSE_CODE  # the course's own version handed in, or only wrapped
     UNDEFINED = UNDEFINED  # the exercise's name did not exist where it was graded
     CRASHED = CRASHED  # the check itself raised

@@ -20,6 +20,7 @@ the file-name rule:
     kernel_dies/01_one_tool_call         os._exit before 1.3's cell
     tampered/01_one_tool_call            the stub, and a cell that replaces looplab.checks.run_check
     tampered_code/01_one_tool_call       a solution whose cell swaps the code of 1.1's checker
+    borrowed/01_one_tool_call            1.3 answered by importing the course's own one_shot
     other_course/01_one_tool_call        exercises 7.1 to 7.3: not this course
     empty/                               a learner folder without a notebook
     invalid_json-01_one_tool_call.ipynb  a notebook cut short
@@ -156,6 +157,13 @@ def tampered_code():
     return notebook
 
 
+def borrowed():
+    notebook = solution(NB1)
+    cell = notebook.cells[exercise_index(notebook, "1.3")]
+    cell.source = "from looplab.loop import one_shot  # the course's own, not written here\n\none_shot(client, PRODUCT_QUESTION)"
+    return notebook
+
+
 def other_course():
     notebook = solution(NB1)
     for cell in notebook.cells:
@@ -192,6 +200,7 @@ def build(target: Path) -> list[Path]:
     write(f"kernel_dies/{NB1}.ipynb", kernel_dies())
     write(f"tampered/{NB1}.ipynb", tampered())
     write(f"tampered_code/{NB1}.ipynb", tampered_code())
+    write(f"borrowed/{NB1}.ipynb", borrowed())
     write(f"other_course/{NB1}.ipynb", other_course())
 
     (target / "empty").mkdir(parents=True)
