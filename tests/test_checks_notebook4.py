@@ -532,29 +532,16 @@ def test_iterating_over_the_stream_works_too():
 
 
 def run_like_the_course(keep_ended_replies=False, cap_line="Agent> (stopped: still calling tools after {cap} calls)"):
-    """The course's run, with one thing changed: a wrong answer built from a right one."""
+    """The right loops, with one thing changed: a wrong answer built from a right one."""
     def run(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
         messages = []
         while (line := input_stream.readline()).strip():
             output_stream.write("User> ")
             messages.append({"role": "user", "content": line.strip()})
-            for _ in range(max_iterations):
-                reply = client.messages.create(model=MODEL, max_tokens=1024, system=system, tools=TOOLS,
-                                               messages=messages)
-                messages.append({"role": "assistant", "content": reply.content})
-                if reply.stop_reason != "tool_use":
-                    break
-                results = []
-                for block in reply.content:
-                    if block.type == "tool_use":
-                        output = run_tool(block.name, block.input)
-                        output_stream.write(f"[tool] {block.name}({block.input}) -> {output}\n")
-                        results.append(tool_result(block, output))
-                messages.append({"role": "user", "content": results})
-            else:
+            reply = inner_loop(client, messages, output_stream, system, max_iterations)
+            if reply.stop_reason == "tool_use":
                 output_stream.write(cap_line.format(cap=max_iterations) + "\n")
-                continue
-            if reply.stop_reason in ("max_tokens", "refusal"):
+            elif reply.stop_reason in ("max_tokens", "refusal"):
                 output_stream.write(f"Agent> (the reply ended early: {reply.stop_reason}) {text_of(reply)}\n")
                 if not keep_ended_replies:
                     messages.pop()
