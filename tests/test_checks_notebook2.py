@@ -514,3 +514,20 @@ def agent_turn_one_message_per_result(client, messages, max_iterations=10):
 
 def test_two_calls_in_one_reply_are_answered_in_one_user_message():
     fails("2.2", agent_turn_one_message_per_result, "two calls in one reply", "tool_result")
+
+
+def agent_turn_with_its_own_max_tokens(client, messages, max_iterations=10):
+    """The course's loop, with a smaller max_tokens than the exercise says."""
+    for _ in range(max_iterations):
+        reply = client.messages.create(model=MODEL, max_tokens=64, system=SYSTEM_PROMPT, tools=TOOLS,
+                                       messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+        if reply.stop_reason != "tool_use":
+            return "".join(block.text for block in reply.content if block.type == "text")
+        messages.append({"role": "user", "content": [tool_result(block, run_tool(block.name, block.input))
+                                                     for block in reply.content if block.type == "tool_use"]})
+    raise RuntimeError("too many iterations")
+
+
+def test_max_tokens_is_the_one_the_exercise_names():
+    fails("2.2", agent_turn_with_its_own_max_tokens, "max_tokens=64", "MAX_TOKENS")

@@ -49,7 +49,7 @@ def run_another_way(input_stream, output_stream, client, system=SYSTEM_PROMPT, m
         messages.append({"role": "user", "content": [{"type": "text", "text": line}]})
         calls = 0
         while True:
-            reply = client.messages.create(model=MODEL, max_tokens=512, system=system, tools=TOOLS, messages=messages)
+            reply = client.messages.create(model=MODEL, max_tokens=1024, system=system, tools=TOOLS, messages=messages)
             calls += 1
             messages.append({"role": "assistant", "content": reply.content})
             if reply.stop_reason == "tool_use" and calls < max_iterations:
@@ -561,3 +561,19 @@ def test_a_cut_or_refused_reply_must_leave_the_history():
 
 def test_the_cap_must_be_said():
     fails("4.1", run_like_the_course(cap_line="Agent> "), "it should write an Agent> line that says it stopped")
+
+
+def run_with_another_model(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
+    """Right, except for the model it asks for (the exercise says MODEL)."""
+    class OtherModel:
+        def __init__(self, client):
+            self.messages = self
+
+        def create(self, **request):
+            return client.messages.create(**{**request, "model": "claude-some-other-model"})
+
+    return run_like_the_course()(input_stream, output_stream, OtherModel(client), system, max_iterations)
+
+
+def test_the_request_uses_model_and_max_tokens_as_the_exercise_says():
+    fails("4.1", run_with_another_model, "model='claude-some-other-model'", "model=MODEL")

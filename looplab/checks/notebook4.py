@@ -37,7 +37,8 @@ import anthropic
 
 from ..catalogue import catalogue
 from ..history import to_wire
-from ..loop import SYSTEM_PROMPT
+from ..client import MODEL
+from ..loop import MAX_TOKENS, SYSTEM_PROMPT
 from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, calculator as calc, never_stops, reply, text, thinking, tool_use
@@ -97,6 +98,9 @@ def _first_request(report: Report, output: str, turn) -> None:
     report.require(said == QUESTION, "user_message", said=said, question=QUESTION)
     names = [tool.get("name") for tool in sent.get("tools", []) if isinstance(tool, dict)]
     report.require("calculator" in names, "no_calculator", names=names)
+    report.require(sent.get("model") == MODEL and sent.get("max_tokens") == MAX_TOKENS, "request_settings",
+                   model=sent.get("model"), max_tokens=sent.get("max_tokens"), expected_model=MODEL,
+                   expected_tokens=MAX_TOKENS)
     report.require(canonical_blocks(sent.get("system") or []) == canonical_blocks(SYSTEM_PROMPT), "default_system",
                    system=sent.get("system"))
 

@@ -19,7 +19,7 @@ import anthropic
 from ..catalogue import catalogue
 from ..client import MODEL
 from ..history import to_wire
-from ..loop import SYSTEM_PROMPT, tool_result
+from ..loop import MAX_TOKENS, SYSTEM_PROMPT, tool_result
 from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, never_stops
@@ -124,6 +124,8 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
         report.require("calculator" in names, "no_calculator", number=number, names=names)
         report.require(request.get("model") == MODEL, "model", number=number, model=request.get("model"),
                        expected=MODEL)
+        report.require(request.get("max_tokens") == MAX_TOKENS, "max_tokens_used", number=number,
+                       value=request.get("max_tokens"), expected=MAX_TOKENS)
         if canonical_blocks(request.get("system")) != canonical_blocks(SYSTEM_PROMPT):
             raise report.failure("wrong_system" if request.get("system") else "no_system", number=number,
                                  system=short(request.get("system")))
