@@ -18,8 +18,10 @@ from looplab.loop import MAX_TOKENS, SYSTEM_PROMPT
 from looplab.recordings import Recording
 from looplab.tools import TOOLS
 from looplab.transport import not_recorded_summary
+from tests.notebook_code import notebook_question
 
-RECORDED, FOLLOW_UP, NOT_RECORDED = "What is 4823 × 1979?", "And that divided by 7?", "What is 2 + 2?"
+RECORDED, FOLLOW_UP = (notebook_question("04_your_agent", name) for name in ("PRODUCT_QUESTION", "FOLLOW_UP_QUESTION"))
+NOT_RECORDED = "What is 2 + 2?"
 
 
 def agent_py() -> str:

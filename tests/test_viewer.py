@@ -6,6 +6,7 @@ import pytest
 import looplab
 from looplab.history import steps_from_messages, unmatched_ids
 from looplab.viewer import PAIR_COLOURS
+from tests.notebook_code import notebook_question
 
 QUESTION = "What is 4823 × 1979?"
 
@@ -254,7 +255,7 @@ def test_the_last_response_of_a_client_is_pending_until_a_request_answers_it(off
 def agent_client_history():
     """Notebook 2's cinema question through looplab's loop: two calls, with a system prompt and tools."""
     client = looplab.client("02_closing_the_loop", quiet=True)
-    looplab.loop.agent_turn(client, [{"role": "user", "content": "A cinema has 47 rows of 32 seats. How many seats is that?"}])
+    looplab.loop.agent_turn(client, [{"role": "user", "content": notebook_question("02_closing_the_loop", "CINEMA_QUESTION")}])
     return looplab.show_history(client)
 
 
