@@ -531,3 +531,28 @@ def agent_turn_with_its_own_max_tokens(client, messages, max_iterations=10):
 
 def test_max_tokens_is_the_one_the_exercise_names():
     fails("2.2", agent_turn_with_its_own_max_tokens, "max_tokens=64", "MAX_TOKENS")
+
+
+def agent_turn_raising_on_a_failed_tool(client, messages, max_iterations=10):
+    """Treats the tool's error text as a failure of the program."""
+    for _ in range(max_iterations):
+        reply = client.messages.create(model=MODEL, max_tokens=MAX_TOKENS, system=SYSTEM_PROMPT, tools=TOOLS,
+                                       messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+        if reply.stop_reason != "tool_use":
+            return "".join(block.text for block in reply.content if block.type == "text")
+        results = []
+        for block in reply.content:
+            if block.type == "tool_use":
+                output = run_tool(block.name, block.input)
+                if is_error(output):
+                    raise ValueError(output)
+                results.append(tool_result(block, output))
+        messages.append({"role": "user", "content": results})
+    raise RuntimeError("too many iterations")
+
+
+def test_raising_on_a_failed_tool_gets_the_point_of_the_case_not_fix_the_line():
+    result = fails("2.2", agent_turn_raising_on_a_failed_tool, "the tool fails", "ValueError",
+                   "not a failure of your program")
+    assert "fix the line" not in result.hint

@@ -46,11 +46,11 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
             checker(obj, report)
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
         failure = explain(error)
-        message = failure.message
+        message, hint = failure.message, failure.hint
         if report.situation and not isinstance(error, (Failure, NotImplementedError)):
             message = f"{report.situation}: {message}"
-        return CheckResult(number, exercise.title, 0, exercise.points, report.passed, message, failure.hint,
-                           failure.kind)
+            hint = report.text(report.situation_key).hint or hint  # the point of this situation, not "fix the line"
+        return CheckResult(number, exercise.title, 0, exercise.points, report.passed, message, hint, failure.kind)
     if borrowed:
         return CheckResult(number, exercise.title, 0, exercise.points, [], SAY.words("course_code_called", **said),
                            SAY.text("course_code").hint, COURSE_CODE)

@@ -73,6 +73,7 @@ class Report:
 
     passed: list[str] = field(default_factory=list)
     situation: str | None = None
+    situation_key: str | None = None  # its row: a hint for this situation, if the row has one
     texts: Mapping[str, Text] = field(default_factory=dict)
 
     def text(self, key: str) -> Text:
@@ -105,7 +106,7 @@ class Report:
 
     def enter(self, key: str, **values) -> None:
         """Start testing the situation named by the row `key`; failures of learner code name it."""
-        self.situation = None
+        self.situation, self.situation_key = None, key
         self.situation = self.words(key, **values)
 
     def require_function(self, obj: Any, name: str) -> None:
