@@ -3,7 +3,7 @@
 The notebooks import the course's pieces on purpose (so a bug in notebook 1 never blocks notebook 3),
 which puts `from looplab.loop import run` one line away from full marks. Each check refuses the
 course's object itself, the same behind functools.wraps or partial, and a function of the learner's
-that only hands the work to it; the grader gives such an exercise its own status and 0 points.
+that only hands the work to it (by a name of its own or through the course module); the grader gives such an exercise its own status and 0 points.
 """
 
 from __future__ import annotations
@@ -51,4 +51,13 @@ def test_a_function_that_only_hands_the_work_to_the_course_is_refused(exercise):
     reference = resolve(exercise.reference)
     namespace = {"course_version": reference}
     exec("def mine(*args, **kwargs):\n    return course_version(*args, **kwargs)\n", namespace)
+    refused(exercise.id, namespace["mine"], "hands the work to the course's own")
+
+
+@pytest.mark.parametrize("exercise", [e for e in EXERCISES if callable(resolve(e.reference))],
+                         ids=[e.id for e in EXERCISES if callable(resolve(e.reference))])
+def test_a_function_that_reaches_the_course_version_through_its_module_is_refused(exercise):
+    module, name = exercise.reference.split(":")
+    namespace: dict = {}
+    exec(f"import {module}\ndef mine(*args, **kwargs):\n    return {module}.{name}(*args, **kwargs)\n", namespace)
     refused(exercise.id, namespace["mine"], "hands the work to the course's own")

@@ -42,7 +42,7 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
         return CheckResult(number, exercise.title, 0, exercise.points, [], SAY.words("course_code", **said),
                            SAY.text("course_code").hint, COURSE_CODE)
     try:
-        with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS), borrowing(own) as borrowed:
+        with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS), borrowing(obj, own) as borrowed:
             checker(obj, report)
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
         failure = explain(error)

@@ -284,30 +284,37 @@ def is_the_course_version(obj: Any, reference: Any) -> bool:
 
 
 @contextlib.contextmanager
-def borrowing(reference: Any):
+def borrowing(obj: Any, reference: Any):
     """While a check runs, note every call of the course's own version made from outside the package.
 
-    The checks themselves may call it (they live in the package); a learner's function that only hands
-    the work to it is caught here, whatever name it reached it by. Uses sys.setprofile, restored after.
+    Every way the learner's code reaches it (a name in its namespace, the attribute of the course's module)
+    points to a tripwire that notes the call and hands it on; calls from the package (the checks may use it)
+    are not noted. Everything is put back after the check. Costs nothing until the tripwire is called.
     """
     calls: list[str] = []
-    code = getattr(reference, "__code__", None)
-    if code is None:
+    module = sys.modules.get(getattr(reference, "__module__", None) or "")
+    name = getattr(reference, "__name__", None)
+    if not callable(reference) or module is None or name is None:
         yield calls
         return
     package = str(PACKAGE_DIR)
 
-    def profile(frame, event, arg):
-        if event == "call" and frame.f_code is code and frame.f_back is not None:
-            if not frame.f_back.f_code.co_filename.startswith(package):
-                calls.append(frame.f_back.f_code.co_name)
+    @functools.wraps(reference)
+    def tripwire(*args, **kwargs):
+        caller = inspect.currentframe().f_back
+        if caller is not None and not caller.f_code.co_filename.startswith(package):
+            calls.append(caller.f_code.co_name)
+        return reference(*args, **kwargs)
 
-    previous = sys.getprofile()
-    sys.setprofile(profile)
+    spaces = [getattr(obj, "__globals__", {}), vars(module)]
+    swapped = [(space, key) for space in spaces for key, value in list(space.items()) if value is reference]
+    for space, key in swapped:
+        space[key] = tripwire
     try:
         yield calls
     finally:
-        sys.setprofile(previous)
+        for space, key in swapped:
+            space[key] = reference
 
 
 @contextlib.contextmanager
