@@ -28,7 +28,7 @@ from looplab.grade.canvas import Roster, RosterError, canvas_export, read_roster
 from looplab.grade.class_report import ClassReport, failures, relative_links, status_of
 from looplab.grade.gradescope import results
 from looplab.grade.spreadsheet import FORMULA_STARTS, safe_cell
-from tests.class_rows import CALC, NB1, NB2, class_rows
+from tests.class_rows import CALC, CLASS_COURSE, NB1, NB2, class_rows
 from tests.test_grade import SUBMISSIONS, read_csv, run_grader
 
 REPO = Path(__file__).resolve().parents[1]
@@ -108,7 +108,7 @@ def test_a_roster_without_the_canvas_columns_is_refused(tmp_path):
 
 
 def test_the_canvas_file_has_a_row_per_student_and_a_column_per_notebook(roster):
-    export = canvas_export(class_rows(), roster)
+    export = canvas_export(class_rows(), roster, CLASS_COURSE)
     assert export.header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                              "One tool call (4521)", "Closing the loop"]  # the id from the roster, else the title
     points_possible, *students = export.rows
@@ -128,7 +128,7 @@ def test_the_canvas_file_has_a_row_per_student_and_a_column_per_notebook(roster)
 
 def test_the_canvas_file_is_spreadsheet_safe(roster, tmp_path):
     out = tmp_path / "canvas.csv"
-    write_canvas(class_rows(), roster, out)
+    write_canvas(class_rows(), roster, out, CLASS_COURSE)
     table = read_text_csv(out.read_text(encoding="utf-8"))
     row = next(row for row in table if row[1] == "102")
     assert row[:4] == ["'=HYPERLINK(\"http://x\")", "102", "s102", "'=2+3"]
@@ -158,7 +158,7 @@ def one_learner(learner: str) -> list[Row]:
 
 
 def test_gradescope_has_one_test_per_exercise():
-    document = results(one_learner("bob"), execution_time=12.4)
+    document = results(one_learner("bob"), execution_time=12.4, course=CLASS_COURSE)
     assert_gradescope_shape(document)
     assert [(t["number"], t["score"], t["max_score"], t["status"]) for t in document["tests"]] == [
         ("1.1", 2, 2, "passed"), ("1.2", 0, 1, "failed"), ("1.3", 2, 2, "passed"),
@@ -171,7 +171,7 @@ def test_gradescope_has_one_test_per_exercise():
 
 
 def test_gradescope_fails_every_exercise_of_a_broken_notebook_and_names_an_unknown_file():
-    document = results(one_learner("ravi") + one_learner("uma"), visibility="after_published")
+    document = results(one_learner("ravi") + one_learner("uma"), visibility="after_published", course=CLASS_COURSE)
     assert_gradescope_shape(document)
     assert [(t.get("number"), t["max_score"], t["status"]) for t in document["tests"]] == [
         ("1.1", 2, "failed"), ("1.2", 1, "failed"), ("1.3", 2, "failed"), (None, 0, "failed")]
@@ -194,7 +194,7 @@ def test_statuses_are_recognised_with_their_variable_parts():
 
 
 def test_failures_are_ranked_by_how_many_learners_hit_them():
-    report = ClassReport(class_rows())
+    report = ClassReport(class_rows(), course=CLASS_COURSE)
     ranked = failures(COURSE.exercise("1.2"), report.graded(NB1))
     assert [(len(f.learners), f.status) for f in ranked][0] == (3, "not solved")
     assert [one.learner for one in ranked[0].learners] == ["=2+3", "bob", "quinn"]
@@ -246,7 +246,9 @@ def test_a_learner_named_like_a_formula_is_text_in_every_csv(exported):
     canvas = read_text_csv((tmp / "canvas.csv").read_text(encoding="utf-8"))
     assert canvas[0][5:] == ["One tool call (4521)", "Closing the loop"]
     by_login = {row[3]: row[5:] for row in canvas[2:]}
-    assert by_login["partial"] == ["2", "4"] and by_login["'=2+3"] == ["0", ""]
+    partial = [sum(int(row[3]) for row in rows if row[0] == "partial" and row[1] == stem) for stem in (NB1, NB2)]
+    assert by_login["partial"] == [str(points) for points in partial] and by_login["'=2+3"] == ["0", ""]
+    assert partial[0] >= 2 and partial[1] >= 4  # 1.1 solved; 2.1 and 2.2 solved
 
 
 def test_the_command_line_warns_about_learners_not_on_the_roster(exported):
@@ -267,7 +269,8 @@ def test_the_command_line_writes_gradescope_results(exported):
     tmp, _ = exported
     document = json.loads((tmp / "results.json").read_text())
     assert_gradescope_shape(document)
-    assert len(document["tests"]) == 3 + 3 + 3 + 3  # partial's two notebooks, stub, =2+3
+    exercises = {notebook.stem: len(notebook.exercises) for notebook in COURSE.notebooks}
+    assert len(document["tests"]) == 3 * exercises[NB1] + exercises[NB2]  # partial's two notebooks, stub, =2+3
 
 
 def test_the_gradescope_autograder_grades_one_submission(tmp_path):
@@ -280,9 +283,10 @@ def test_the_gradescope_autograder_grades_one_submission(tmp_path):
     assert run.returncode == 0, run.stderr
     document = json.loads((root / "results" / "results.json").read_text())
     assert_gradescope_shape(document)
+    later = [e for e in COURSE.notebook(NB1).exercises if e.id not in ("1.1", "1.2", "1.3")]  # added since: solved
     assert [(t["number"], t["score"], t["status"]) for t in document["tests"]] == [
-        ("1.1", 2, "passed"), ("1.2", 0, "failed"), ("1.3", 0, "failed")]
-    assert document["score"] == 2
+        ("1.1", 2, "passed"), ("1.2", 0, "failed"), ("1.3", 0, "failed"), *[(e.id, e.points, "passed") for e in later]]
+    assert document["score"] == 2 + sum(e.points for e in later)
     assert (root / "submission" / f"{NB1}.ipynb").read_bytes() == (SUBMISSIONS / "partial" / f"{NB1}.ipynb").read_bytes()
 
 

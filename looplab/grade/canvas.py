@@ -145,7 +145,7 @@ def canvas_export(rows: list[Row], roster: Roster, course: Course = COURSE) -> C
     return CanvasExport(header, table, matched.not_on_roster, matched.without_submission)
 
 
-def write_canvas(rows: list[Row], roster: Roster, path: Path) -> CanvasExport:
-    export = canvas_export(rows, roster)
+def write_canvas(rows: list[Row], roster: Roster, path: Path, course: Course = COURSE) -> CanvasExport:
+    export = canvas_export(rows, roster, course)
     write_csv_rows(path, export.header, export.rows)
     return export

@@ -255,7 +255,8 @@ def relative_links(feedback: dict[str, Path], page: Path) -> dict[str, str]:
             for file, target in feedback.items()}
 
 
-def write_report(rows: list[Row], path: Path, feedback: dict[str, Path] | None = None, roster=None) -> None:
+def write_report(rows: list[Row], path: Path, feedback: dict[str, Path] | None = None, roster=None,
+                 course: Course = COURSE) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    report = ClassReport(rows, relative_links(feedback or {}, path), roster)
+    report = ClassReport(rows, relative_links(feedback or {}, path), roster, course)
     path.write_text(report.html(), encoding="utf-8")

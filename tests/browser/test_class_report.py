@@ -12,7 +12,7 @@ import pytest
 
 from looplab.grade import Row
 from looplab.grade.class_report import write_report
-from tests.class_rows import CALC, class_rows
+from tests.class_rows import CALC, CLASS_COURSE, class_rows
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +35,7 @@ def test_the_class_report_shows_where_the_class_is_stuck(page, tmp_path):
     rows = class_rows()
     report = tmp_path / "report.html"
     feedback = feedback_files(rows, tmp_path / "feedback")
-    write_report(rows, report, feedback)
+    write_report(rows, report, feedback, course=CLASS_COURSE)
 
     requests = []
 
