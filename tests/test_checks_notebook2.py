@@ -497,63 +497,49 @@ def content_zero_capped(client, messages, max_iterations=10):
     raise RuntimeError(f"stopped after {max_iterations} calls")
 
 
-def agent_turn_one_message_per_result(client, messages, max_iterations=10):
-    """Answers each call in a user message of its own: the API wants all of a reply's results in one."""
-    from looplab.loop import MAX_TOKENS, SYSTEM_PROMPT
-    from looplab.tools import TOOLS, run_tool
-    for _ in range(max_iterations):
-        reply = client.messages.create(model=MODEL, max_tokens=MAX_TOKENS, system=SYSTEM_PROMPT, tools=TOOLS,
-                                       messages=messages)
-        messages.append({"role": "assistant", "content": reply.content})
-        if reply.stop_reason != "tool_use":
-            return "".join(block.text for block in reply.content if block.type == "text")
-        for block in reply.content:
-            if block.type == "tool_use":
-                messages.append({"role": "user", "content": [tool_result(block, run_tool(block.name, block.input))]})
-    raise RuntimeError("too many iterations")
+def agent_turn_answering(answer, max_tokens=MAX_TOKENS):
+    """The right loop, except for how a reply's calls are answered: answer(messages, reply)."""
+    def agent_turn(client, messages, max_iterations=10):
+        for _ in range(max_iterations):
+            reply = client.messages.create(model=MODEL, max_tokens=max_tokens, system=SYSTEM_PROMPT, tools=TOOLS,
+                                           messages=messages)
+            messages.append({"role": "assistant", "content": reply.content})
+            if reply.stop_reason != "tool_use":
+                return final_text(reply)
+            answer(messages, reply)
+        raise RuntimeError("too many iterations")
+    return agent_turn
+
+
+def one_message_per_result(messages, reply):
+    """Each call answered in a user message of its own: the API wants all of a reply's results in one."""
+    for block in reply.content:
+        if block.type == "tool_use":
+            messages.append({"role": "user", "content": [tool_result(block, run_tool(block.name, block.input))]})
+
+
+def one_message_of_results(messages, reply):
+    messages.append({"role": "user", "content": [tool_result(block, run_tool(block.name, block.input))
+                                                 for block in reply.content if block.type == "tool_use"]})
+
+
+def raising_on_a_failed_tool(messages, reply):
+    """Treats the tool's error text as a failure of the program."""
+    for block in reply.content:
+        if block.type == "tool_use" and is_error(run_tool(block.name, block.input)):
+            raise ValueError(run_tool(block.name, block.input))
+    one_message_of_results(messages, reply)
 
 
 def test_two_calls_in_one_reply_are_answered_in_one_user_message():
-    fails("2.2", agent_turn_one_message_per_result, "two calls in one reply", "tool_result")
-
-
-def agent_turn_with_its_own_max_tokens(client, messages, max_iterations=10):
-    """The course's loop, with a smaller max_tokens than the exercise says."""
-    for _ in range(max_iterations):
-        reply = client.messages.create(model=MODEL, max_tokens=64, system=SYSTEM_PROMPT, tools=TOOLS,
-                                       messages=messages)
-        messages.append({"role": "assistant", "content": reply.content})
-        if reply.stop_reason != "tool_use":
-            return "".join(block.text for block in reply.content if block.type == "text")
-        messages.append({"role": "user", "content": [tool_result(block, run_tool(block.name, block.input))
-                                                     for block in reply.content if block.type == "tool_use"]})
-    raise RuntimeError("too many iterations")
+    fails("2.2", agent_turn_answering(one_message_per_result), "two calls in one reply", "tool_result")
 
 
 def test_max_tokens_is_the_one_the_exercise_names():
-    fails("2.2", agent_turn_with_its_own_max_tokens, "max_tokens=64", "MAX_TOKENS")
-
-
-def agent_turn_raising_on_a_failed_tool(client, messages, max_iterations=10):
-    """Treats the tool's error text as a failure of the program."""
-    for _ in range(max_iterations):
-        reply = client.messages.create(model=MODEL, max_tokens=MAX_TOKENS, system=SYSTEM_PROMPT, tools=TOOLS,
-                                       messages=messages)
-        messages.append({"role": "assistant", "content": reply.content})
-        if reply.stop_reason != "tool_use":
-            return "".join(block.text for block in reply.content if block.type == "text")
-        results = []
-        for block in reply.content:
-            if block.type == "tool_use":
-                output = run_tool(block.name, block.input)
-                if is_error(output):
-                    raise ValueError(output)
-                results.append(tool_result(block, output))
-        messages.append({"role": "user", "content": results})
-    raise RuntimeError("too many iterations")
+    fails("2.2", agent_turn_answering(one_message_of_results, max_tokens=64), "max_tokens=64", "MAX_TOKENS")
 
 
 def test_raising_on_a_failed_tool_gets_the_point_of_the_case_not_fix_the_line():
-    result = fails("2.2", agent_turn_raising_on_a_failed_tool, "the tool fails", "ValueError",
+    result = fails("2.2", agent_turn_answering(raising_on_a_failed_tool), "the tool fails", "ValueError",
                    "not a failure of your program")
     assert "fix the line" not in result.hint
