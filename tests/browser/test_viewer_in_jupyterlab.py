@@ -160,7 +160,7 @@ def test_whole_request_flags_and_layout_in_jupyterlab(page, run_notebook):
 
     # A pair's letter chip wears an Okabe-Ito colour; a flag is red, with a ⚠ and words.
     chip = history.locator('.looplab-json .looplab-pair[data-pair="A"] b').first
-    assert chip.evaluate("node => getComputedStyle(node).backgroundColor") == "rgb(0, 114, 178)"
+    expect(chip).to_have_css("background-color", "rgb(0, 114, 178)")  # retried: the widget may redraw meanwhile
     expect(misplaced.locator(".looplab-orphan").first).to_contain_text("⚠ comes after other content")
     expect(misplaced.locator(".looplab-dangling").first).to_contain_text("⚠ no tool_result")
     expect(misplaced.locator(".looplab-error")).to_contain_text("toolu_demo_misplaced [A]")
@@ -216,6 +216,6 @@ def test_a_reopened_notebook_keeps_folds_and_colours_through_the_sanitizer(page,
     expect(agent.locator("details.looplab-tools > summary")).to_have_count(1)
     chip = statics.nth(0).locator(".looplab-pair b").first  # the sanitizer drops data-pair, keeps the letter
     expect(chip).to_have_text("[A]")
-    assert chip.evaluate("node => getComputedStyle(node).backgroundColor") == "rgb(0, 114, 178)"
+    expect(chip).to_have_css("background-color", "rgb(0, 114, 178)")  # retried: the widget may redraw meanwhile
     flag = statics.nth(1).locator(".looplab-dangling").first
-    assert "dashed" in flag.evaluate("node => getComputedStyle(node).outlineStyle")
+    expect(flag).to_have_css("outline-style", "dashed")
