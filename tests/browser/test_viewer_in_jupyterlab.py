@@ -62,15 +62,19 @@ def shared_pairs(viewer):
     return {label: texts for label, texts in groups.items() if len(texts) >= 2}
 
 
-def shared_pairs_once_drawn(viewer, tries=10, pause=0.3):
-    """shared_pairs, asked again for a moment: the step label and the JSON area are two widget updates, and on
-    a busy machine the label can already say "Step 2" while the JSON area still shows step 1 (a flake seen once)."""
+def once_drawn(read, tries=10, pause=0.3):
+    """read(), asked again for a moment until it gives something: the step label and the JSON area are two widget
+    updates, and the label can already say "Step 2" while the JSON area still shows step 1 (seen twice in loops)."""
     for _ in range(tries):
-        pairs = shared_pairs(viewer)
-        if pairs:
-            return pairs
+        found = read()
+        if found:
+            return found
         time.sleep(pause)
-    return {}
+    return read()
+
+
+def shared_pairs_once_drawn(viewer):
+    return once_drawn(lambda: shared_pairs(viewer)) or {}
 
 
 def test_history_viewer_works_in_jupyterlab(page, run_notebook):
@@ -117,7 +121,7 @@ def test_history_viewer_works_in_jupyterlab(page, run_notebook):
     flagged = False
     for _ in each_step(dangling):
         flag = dangling.locator(".looplab-dangling")
-        if flag.count() and flag.first.is_visible():
+        if once_drawn(lambda: flag.count() and flag.first.is_visible()):
             expect(flag.first).to_contain_text("no tool_result")
             flagged = True
             break
