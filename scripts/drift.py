@@ -1,8 +1,8 @@
 """`make drift`: the test suite against the newest releases of the SDK and the Jupyter pieces.
 
 SDK renames and retired models are the first cause of rotten courses. This creates a throwaway
-venv (in a temporary folder, deleted afterwards), installs requirements.txt with the six drifting
-packages unpinned, runs the suite as `make test` does, and prints which versions moved and which
+venv (in a temporary folder, deleted afterwards), installs requirements.txt and
+requirements-dev.txt with the six drifting packages unpinned, runs the suite as `make test` does, and prints which versions moved and which
 tests failed. Exit status 1 if anything broke. Needs the network; `make test` stays pinned.
 Standard library only: it runs before any venv exists.
 """
@@ -22,10 +22,21 @@ ROOT = Path(__file__).resolve().parent.parent
 DRIFTING = ("anthropic", "httpx2", "ipywidgets", "nbclient", "nbval", "jupyterlab")
 
 
+REQUIREMENTS = ("requirements.txt", "requirements-dev.txt")  # the learner's pins, then the test tools'
+
+
+def pinned_lines() -> list[str]:
+    """Every pin of both requirement files in one list (the dev file's `-r requirements.txt` left out)."""
+    lines = []
+    for name in REQUIREMENTS:
+        lines += [line for line in (ROOT / name).read_text().splitlines() if not line.strip().startswith("-r ")]
+    return lines
+
+
 def pinned_versions() -> dict[str, str]:
-    """The drifting packages' pins in requirements.txt."""
+    """The drifting packages' pins in the requirement files."""
     pins = {}
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
+    for line in pinned_lines():
         match = re.match(r"([A-Za-z0-9_.-]+)==([^\s#]+)", line.strip())
         if match and match.group(1).lower() in DRIFTING:
             pins[match.group(1).lower()] = match.group(2)
@@ -33,9 +44,9 @@ def pinned_versions() -> dict[str, str]:
 
 
 def unpinned_requirements(target: Path) -> None:
-    """requirements.txt with the drifting packages unpinned (and `-e .` made absolute)."""
+    """The requirement files as one, the drifting packages unpinned (and `-e .` made absolute)."""
     lines = []
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
+    for line in pinned_lines():
         name = re.split(r"[=<>!~ #]", line.strip(), maxsplit=1)[0].lower()
         if name in DRIFTING:
             line = name

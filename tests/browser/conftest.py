@@ -226,7 +226,7 @@ def browser():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        unavailable("playwright is not installed: run `make test` (or pip install -r requirements.txt)")
+        unavailable("playwright is not installed: run `make test` (or pip install -r requirements-dev.txt)")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:

@@ -1,0 +1,201 @@
+"""Set the course up and open it, or test it: the one script behind the README's two commands.
+
+    python3 scripts/bootstrap.py lab     # Windows: py scripts\\bootstrap.py lab
+    python3 scripts/bootstrap.py test    # adds the test tools, runs the whole suite
+
+Why a Python script and not only the Makefile: a learner's laptop may have no `make` and no POSIX shell
+(Windows), and a venv keeps its programs in `bin/` on Linux and macOS but in `Scripts\\` on Windows.
+Python is the one thing every learner needs anyway, so the set-up is written in it (standard library
+only; `make lab` and `make test` call this script too).
+
+What it does, in order, saying each step on one line:
+1. checks the Python running it first, before anything is installed: an older one gets one line saying
+   which version is needed and how to get it (pip's own message would be a wall of "No matching
+   distribution found for anthropic==...");
+2. makes `.venv/`, or makes it again if it was built by another Python (a venv keeps the interpreter it
+   was made with, so a retry with the right Python would otherwise still fail);
+3. installs the pinned packages: `requirements.txt` (what the notebooks need) for `lab`, plus
+   `requirements-dev.txt` (the test tools) for `test`; pip shows each download, so a slow network
+   looks slow, not stuck. It runs again only when those files change;
+4. `lab`: turns JupyterLab's news and update pop-ups off (in the venv's settings) and opens the first
+   notebook; `test`: installs the system packages the browser tests need where it can (Linux) and
+   runs the suite in parallel.
+
+Its syntax stays old on purpose (no `list[str]`, no walrus), so that Python 3.6 can read it far
+enough to say it is too old.
+"""
+
+import hashlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV = os.path.join(ROOT, ".venv")
+NEEDED = (3, 11)
+LEARNER_REQUIREMENTS = "requirements.txt"
+DEV_REQUIREMENTS = "requirements-dev.txt"
+STAMP = ".looplab-installed"  # inside .venv: a hash of what was installed
+FIRST_NOTEBOOK = os.path.join("notebooks", "01_one_tool_call.ipynb")
+# JupyterLab asks on first start whether to fetch news from the internet: not in a workshop.
+QUIET_LAB = {"@jupyterlab/apputils-extension:notification": {"checkForUpdates": False, "fetchNews": "false"}}
+
+
+def say(message):
+    print("bootstrap: " + message, flush=True)
+
+
+def how_to_get_python(system):
+    """Where a learner on this system gets a recent Python, in one sentence."""
+    if system == "Windows":
+        return "Install it from https://www.python.org/downloads/ (or `winget install Python.Python.3.12`), then run `py -3.12 scripts\\bootstrap.py lab`"
+    if system == "Darwin":
+        return "Install it from https://www.python.org/downloads/ (or `brew install python@3.12`), then run `python3.12 scripts/bootstrap.py lab`"
+    return ("Install it with your package manager (for example `sudo apt install python3.12 python3.12-venv`) "
+            "or from https://www.python.org/downloads/, then run `python3.12 scripts/bootstrap.py lab`")
+
+
+def version_problem(version_info, executable, system):
+    """None if this Python can run the course, else the one line that says what to do."""
+    if tuple(version_info[:2]) >= NEEDED:
+        return None
+    found = ".".join(str(part) for part in version_info[:3])
+    return "looplab needs Python {}.{} or newer; this is Python {} ({}). {}.".format(
+        NEEDED[0], NEEDED[1], found, executable, how_to_get_python(system))
+
+
+def venv_python(venv):
+    """The venv's interpreter: bin/python on Linux and macOS, Scripts\\python.exe on Windows."""
+    if os.name == "nt":
+        return os.path.join(venv, "Scripts", "python.exe")
+    return os.path.join(venv, "bin", "python")
+
+
+def venv_version(venv):
+    """The Python version a venv was built with, from its pyvenv.cfg ("3.11.7"), or None."""
+    try:
+        with open(os.path.join(venv, "pyvenv.cfg"), encoding="utf-8") as config:
+            for line in config:
+                key, _, value = line.partition("=")
+                if key.strip() in ("version", "version_info"):
+                    return value.strip()
+    except OSError:
+        return None
+    return None
+
+
+def stale_reason(venv, version_info):
+    """Why an existing venv cannot be used with this Python, or None if it can (or there is none)."""
+    if not os.path.isdir(venv):
+        return None
+    built_with = venv_version(venv)
+    running = "{}.{}".format(*version_info[:2])
+    if built_with is None or not os.path.exists(venv_python(venv)):
+        return "it is incomplete"
+    if ".".join(built_with.split(".")[:2]) != running:
+        return "it was built with Python {}, this is Python {}".format(built_with, running)
+    return None
+
+
+def ensure_venv(venv=VENV, version_info=sys.version_info):
+    """Make the venv, or make it again when another Python built it. Returns its interpreter."""
+    reason = stale_reason(venv, version_info)
+    if reason:
+        say("removing {} ({}) and building it again".format(venv, reason))
+        shutil.rmtree(venv)
+    if not os.path.isdir(venv):
+        say("creating the virtual environment {}".format(venv))
+        subprocess.check_call([sys.executable, "-m", "venv", venv])
+    return venv_python(venv)
+
+
+def requirement_files(dev):
+    return [LEARNER_REQUIREMENTS] + ([DEV_REQUIREMENTS] if dev else [])
+
+
+def install_fingerprint(dev, root=ROOT):
+    """What an install depends on: the requirement files and pyproject.toml, hashed."""
+    digest = hashlib.sha256()
+    for name in requirement_files(dev) + ["pyproject.toml"]:
+        with open(os.path.join(root, name), "rb") as handle:
+            digest.update(name.encode() + b"\0" + handle.read())
+    return digest.hexdigest()
+
+
+def recorded_installs(venv):
+    """What was installed into this venv: {"lab": fingerprint, "dev": fingerprint}, either may be absent."""
+    try:
+        with open(os.path.join(venv, STAMP), encoding="utf-8") as stamp:
+            return json.load(stamp)
+    except (OSError, ValueError):
+        return {}
+
+
+def install(python, dev, venv=VENV):
+    """pip install the pinned requirements (showing downloads), then remember what was installed."""
+    kind = "dev" if dev else "lab"
+    recorded = recorded_installs(venv)
+    if recorded.get(kind) == install_fingerprint(dev):
+        say("packages already installed (" + " + ".join(requirement_files(dev)) + ")")
+        return
+    what = "the course and its test tools" if dev else "the course (about 55 MB the first time)"
+    say("installing {}; pip shows each download".format(what))
+    subprocess.check_call([python, "-m", "pip", "install", "--progress-bar", "on",
+                           "-r", requirement_files(dev)[-1]], cwd=ROOT)
+    recorded[kind] = install_fingerprint(dev)
+    if dev:
+        recorded["lab"] = install_fingerprint(False)  # the dev requirements include the learner's
+    with open(os.path.join(venv, STAMP), "w", encoding="utf-8") as stamp:
+        json.dump(recorded, stamp)
+
+
+def quiet_jupyterlab(venv=VENV):
+    """No news or update pop-ups: JupyterLab reads overrides.json from the venv's settings folder."""
+    folder = os.path.join(venv, "share", "jupyter", "lab", "settings")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "overrides.json"), "w", encoding="utf-8") as overrides:
+        json.dump(QUIET_LAB, overrides, indent=2)
+
+
+def open_lab(python):
+    quiet_jupyterlab()
+    command = [python, "-m", "jupyter", "lab", FIRST_NOTEBOOK]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")  # containers and CI machines are often root; JupyterLab refuses unless told
+    say("opening JupyterLab (offline unless ANTHROPIC_API_KEY is set); stop it with Ctrl+C")
+    return subprocess.call(command, cwd=ROOT)
+
+
+def run_tests(python, pytest_args):
+    if platform.system() == "Linux" and shutil.which("bash"):
+        subprocess.check_call(["bash", os.path.join("scripts", "install_system_deps.sh")], cwd=ROOT)
+    else:
+        say("not Linux: Debian's chromium cannot be installed here, so the browser tests will be skipped")
+    # One test file per worker: nbval's cells of one notebook share a kernel and must never be split.
+    return subprocess.call([python, "-m", "pytest", "-n", "auto", "--dist", "loadfile"] + pytest_args, cwd=ROOT)
+
+
+def main(argv):
+    commands = ("lab", "test", "setup", "setup-dev")
+    if not argv or argv[0] not in commands:
+        print("usage: python3 scripts/bootstrap.py {lab|test|setup|setup-dev} [pytest arguments for test]")
+        return 2
+    problem = version_problem(sys.version_info, sys.executable, platform.system())
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
+    command = argv[0]
+    python = ensure_venv()
+    install(python, dev=command in ("test", "setup-dev"))
+    if command == "lab":
+        return open_lab(python)
+    if command == "test":
+        return run_tests(python, argv[1:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,162 @@
+"""Set-up on any laptop: scripts/bootstrap.py (the README's two commands, with or without make) and
+`python -m looplab doctor` (the preflight). What can be tried on this machine is tried for real: the
+bootstrap run without make, a too-old Python (faked), a venv built by another Python, and each broken
+piece doctor claims to find."""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from looplab import doctor
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOTSTRAP = ROOT / "scripts" / "bootstrap.py"
+bootstrap = runpy.run_path(str(BOOTSTRAP))  # its functions, without running main
+
+
+def test_an_old_python_gets_one_clear_line_and_nothing_is_installed(tmp_path):
+    fake_old = ("import runpy, sys\n"
+                "sys.version_info = (3, 9, 6, 'final', 0)\n"
+                f"sys.argv = ['bootstrap.py', 'lab']\n"
+                f"runpy.run_path({str(BOOTSTRAP)!r}, run_name='__main__')\n")
+    run = subprocess.run([sys.executable, "-c", fake_old], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 1
+    assert run.stdout == ""
+    [line] = run.stderr.splitlines()
+    assert line.startswith("looplab needs Python 3.11 or newer; this is Python 3.9.6 (")
+    assert "python.org/downloads" in line
+
+
+@pytest.mark.parametrize("system, advice", [("Windows", "py -3.12 scripts\\bootstrap.py lab"),
+                                            ("Darwin", "brew install python@3.12"),
+                                            ("Linux", "sudo apt install python3.12 python3.12-venv")])
+def test_the_advice_fits_the_system(system, advice):
+    assert advice in bootstrap["version_problem"]((3, 10, 12), "/usr/bin/python3", system)
+    assert bootstrap["version_problem"]((3, 11, 0), "/usr/bin/python3", system) is None
+
+
+def test_a_venv_built_by_another_python_is_rebuilt(tmp_path, capsys):
+    venv = tmp_path / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    config = venv / "pyvenv.cfg"
+    config.write_text("home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.9.6\n")
+    assert bootstrap["stale_reason"](str(venv), sys.version_info) == (
+        f"it was built with Python 3.9.6, this is Python {sys.version_info[0]}.{sys.version_info[1]}")
+    (venv / "left-over").write_text("from the old venv")
+    python = bootstrap["ensure_venv"](str(venv), sys.version_info)
+    assert "removing" in capsys.readouterr().out
+    assert not (venv / "left-over").exists()
+    assert bootstrap["venv_version"](str(venv)).startswith(f"{sys.version_info[0]}.{sys.version_info[1]}.")
+    assert subprocess.run([python, "-c", "print('ok')"], capture_output=True, text=True).stdout == "ok\n"
+    assert bootstrap["stale_reason"](str(venv), sys.version_info) is None
+
+
+def test_the_bootstrap_runs_without_make_and_installs_once(tmp_path):
+    """The real script in a copy of the course whose requirement files are empty (the real install is
+    what `make test` itself runs): it builds the venv, installs, and knows next time it has."""
+    course = tmp_path / "course"
+    (course / "scripts").mkdir(parents=True)
+    shutil.copy(BOOTSTRAP, course / "scripts")
+    shutil.copy(ROOT / "pyproject.toml", course)
+    (course / "requirements.txt").write_text("# nothing to install in this test\n")
+    (course / "requirements-dev.txt").write_text("-r requirements.txt\n")
+    env = {**os.environ, "PIP_NO_INDEX": "1"}
+    first = subprocess.run([sys.executable, "scripts/bootstrap.py", "setup"], cwd=course, env=env,
+                           capture_output=True, text=True)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "creating the virtual environment" in first.stdout
+    assert "installing the course" in first.stdout
+    again = subprocess.run([sys.executable, "scripts/bootstrap.py", "setup"], cwd=course, env=env,
+                           capture_output=True, text=True)
+    assert again.returncode == 0
+    assert "packages already installed (requirements.txt)" in again.stdout
+    assert "creating" not in again.stdout
+
+
+def test_jupyterlab_is_told_to_fetch_no_news(tmp_path):
+    bootstrap["quiet_jupyterlab"](str(tmp_path))
+    overrides = json.loads((tmp_path / "share/jupyter/lab/settings/overrides.json").read_text())
+    assert overrides["@jupyterlab/apputils-extension:notification"] == {"checkForUpdates": False,
+                                                                         "fetchNews": "false"}
+
+
+def test_learners_get_no_test_tools():
+    learner = (ROOT / "requirements.txt").read_text()
+    for tool in ("pytest", "nbval", "playwright", "hypothesis"):
+        assert tool not in learner
+        assert tool in (ROOT / "requirements-dev.txt").read_text()
+
+
+# doctor
+
+
+def test_doctor_says_ready_on_this_machine():
+    run = subprocess.run([sys.executable, "-m", "looplab", "doctor"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout
+    assert run.stdout.splitlines()[-1] == "ready for the course"
+    assert [line.split()[1] for line in run.stdout.splitlines()[:-1]] == [
+        "python", "venv", "kernel", "widgets", "mode", "recordings"]
+
+
+def test_doctor_finds_an_old_python():
+    finding = doctor.check_python((3, 10, 12))
+    assert not finding.ok and "3.10.12 is too old" in finding.seen and "3.11" in finding.fix
+
+
+def test_doctor_finds_no_venv():
+    finding = doctor.check_venv("/usr", "/usr")
+    assert not finding.ok and "bootstrap.py" in finding.fix
+
+
+def test_doctor_finds_a_kernel_of_another_python(tmp_path, monkeypatch):
+    spec = tmp_path / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({"argv": ["/opt/old/bin/python3.9", "-m", "ipykernel_launcher",
+                                                            "-f", "{connection_file}"],
+                                                   "display_name": "Python 3", "language": "python"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    finding = doctor.check_kernel()
+    assert not finding.ok and "/opt/old/bin/python3.9" in finding.seen and "ipykernel install" in finding.fix
+
+
+def test_doctor_finds_widgets_missing_in_jupyterlab(tmp_path):
+    finding = doctor.check_widgets([tmp_path])
+    assert not finding.ok and "widgets extension" in finding.seen
+
+
+def test_doctor_finds_a_bad_mode(monkeypatch):
+    monkeypatch.setenv("LOOPLAB_MODE", "recorded")
+    finding = doctor.check_mode()
+    assert not finding.ok and "LOOPLAB_MODE" in finding.seen
+
+
+def test_doctor_says_when_the_notebooks_would_call_the_real_api(monkeypatch):
+    monkeypatch.delenv("LOOPLAB_MODE", raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    finding = doctor.check_mode()
+    assert finding.ok and finding.seen.startswith("live:")
+
+
+def test_doctor_finds_missing_and_broken_recordings(tmp_path):
+    from looplab.course import COURSE
+    from looplab.recordings import RECORDINGS_DIR
+    first, second, *rest = COURSE.notebooks
+    (tmp_path / f"{first.stem}.json").write_text("{not json")
+    for notebook in rest:
+        shutil.copy(RECORDINGS_DIR / f"{notebook.stem}.json", tmp_path)
+    finding = doctor.check_recordings(tmp_path)
+    assert not finding.ok
+    assert finding.seen == f"{first.stem}.json is broken (JSONDecodeError); {second.stem}.json is missing"
+
+
+def test_a_finding_to_fix_prints_its_fix_under_it():
+    assert doctor.Finding("venv", False, "not in a virtual environment", "run it").line() == (
+        "FIX  venv        not in a virtual environment\n       -> run it")
