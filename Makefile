@@ -7,7 +7,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: lab test dev record benchmarks notebooks drift
+.PHONY: lab test dev record benchmarks notebooks drift handout
 
 # scripts/bootstrap.py does the work (and runs without make, on Windows too): it checks the Python
 # version, (re)builds .venv, installs requirements.txt (+ requirements-dev.txt for the tools below).
@@ -33,6 +33,11 @@ record: dev
 # A no-op on an unchanged course (it prints "nothing changed").
 notebooks: dev
 	$(BIN)/python scripts/regenerate.py
+
+# What an instructor sends learners, into dist/: learner notebooks, a wheelhouse, a learner README; no answers.
+# Solutions, when it is time: .venv/bin/python scripts/handout.py --release 01_one_tool_call
+handout: dev
+	$(BIN)/python scripts/handout.py
 
 benchmarks: dev
 	$(BIN)/python benchmarks/replay_overhead.py

@@ -16,7 +16,9 @@ What it does, in order, saying each step on one line:
    was made with, so a retry with the right Python would otherwise still fail);
 3. installs the pinned packages: `requirements.txt` (what the notebooks need) for `lab`, plus
    `requirements-dev.txt` (the test tools) for `test`; pip shows each download, so a slow network
-   looks slow, not stuck. It runs again only when those files change;
+   looks slow, not stuck. It runs again only when those files change. In a handout
+   (scripts/handout.py) the same script installs from the handout's `wheelhouse/` without the network;
+
 4. `lab`: turns JupyterLab's news and update pop-ups off (in the venv's settings) and opens the first
    notebook; `test`: installs the system packages the browser tests need where it can (Linux) and
    runs the suite in parallel.
@@ -38,6 +40,7 @@ VENV = os.path.join(ROOT, ".venv")
 NEEDED = (3, 11)
 LEARNER_REQUIREMENTS = "requirements.txt"
 DEV_REQUIREMENTS = "requirements-dev.txt"
+WHEELHOUSE = "wheelhouse"  # in a handout: every wheel the course needs, for a room without internet
 STAMP = ".looplab-installed"  # inside .venv: a hash of what was installed
 FIRST_NOTEBOOK = os.path.join("notebooks", "01_one_tool_call.ipynb")
 # JupyterLab asks on first start whether to fetch news from the internet: not in a workshop.
@@ -120,8 +123,10 @@ def install_fingerprint(dev, root=ROOT):
     """What an install depends on: the requirement files and pyproject.toml, hashed."""
     digest = hashlib.sha256()
     for name in requirement_files(dev) + ["pyproject.toml"]:
-        with open(os.path.join(root, name), "rb") as handle:
-            digest.update(name.encode() + b"\0" + handle.read())
+        path = os.path.join(root, name)
+        if os.path.exists(path):  # a handout has no pyproject.toml: it installs a wheel
+            with open(path, "rb") as handle:
+                digest.update(name.encode() + b"\0" + handle.read())
     return digest.hexdigest()
 
 
@@ -141,10 +146,18 @@ def install(python, dev, venv=VENV):
     if recorded.get(kind) == install_fingerprint(dev):
         say("packages already installed (" + " + ".join(requirement_files(dev)) + ")")
         return
-    what = "the course and its test tools" if dev else "the course (about 55 MB the first time)"
-    say("installing {}; pip shows each download".format(what))
-    subprocess.check_call([python, "-m", "pip", "install", "--progress-bar", "on",
-                           "-r", requirement_files(dev)[-1]], cwd=ROOT)
+    pip_install = [python, "-m", "pip", "install", "--progress-bar", "on", "-r", requirement_files(dev)[-1]]
+    wheelhouse = os.path.join(ROOT, WHEELHOUSE)
+    if os.path.isdir(wheelhouse):
+        say("installing the course from {}/ (no download)".format(WHEELHOUSE))
+        if subprocess.call(pip_install + ["--no-index", "--find-links", wheelhouse], cwd=ROOT) != 0:
+            say("{}/ lacks wheels for this computer ({} {}, Python {}.{}): downloading what is missing".format(
+                WHEELHOUSE, platform.system(), platform.machine(), *sys.version_info[:2]))
+            subprocess.check_call(pip_install + ["--find-links", wheelhouse], cwd=ROOT)
+    else:
+        what = "the course and its test tools" if dev else "the course (about 55 MB the first time)"
+        say("installing {}; pip shows each download".format(what))
+        subprocess.check_call(pip_install, cwd=ROOT)
     recorded[kind] = install_fingerprint(dev)
     if dev:
         recorded["lab"] = install_fingerprint(False)  # the dev requirements include the learner's

@@ -13,7 +13,9 @@ never edited by hand:
    so recordings made live with `make record` survive;
 2. the stored outputs of the solution notebooks, re-run offline and normalised (no widget ids,
    no machine paths), so a diff shows only what changed;
-3. the learner notebooks (notebooks/), made from the solutions.
+3. the learner notebooks (notebooks/), made from the solutions;
+4. the generated half of the instructor's guide, docs/WORKSHOP.md (scripts/workshop_guide.py: the run
+   of show from the learner notebooks, what goes wrong from the audit and the check catalogues).
 
 (The grader's test fixtures are derived too, but never committed: the tests build them from the
 solutions when they run, see tests/grading_fixtures/make_fixtures.py.)
@@ -44,7 +46,7 @@ from looplab.transport import NotRecordedError  # noqa: E402
 
 NOT_RECORDED = NotRecordedError.__name__
 # The files this command may rewrite (a notebook's run also leaves agent.py beside it: not ours to list).
-DERIVED = ("looplab/recordings/*.json", "solutions/*.ipynb", "notebooks/*.ipynb")
+DERIVED = ("looplab/recordings/*.json", "solutions/*.ipynb", "notebooks/*.ipynb", "docs/WORKSHOP.md")
 
 
 def load_script(path: Path):
@@ -56,6 +58,7 @@ def load_script(path: Path):
 
 
 author = load_script(ROOT / "scripts" / "author_recordings.py")
+guide = load_script(ROOT / "scripts" / "workshop_guide.py")
 
 
 def digests() -> dict[str, str]:
@@ -110,6 +113,7 @@ def regenerate(names: list[str]) -> list[str]:
             print(f"running {stem} offline", file=sys.stderr)
             store_outputs(stem)
     exercises.generate(names or None)
+    guide.main([])
     after = digests()
     return sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
 

@@ -11,12 +11,16 @@ every identifier in backticks in the wrong-answer column a `def` of the soundnes
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from looplab.course import COURSE
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import workshop_guide as guide  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 AUDIT = ROOT / "docs" / "CHECKS_AUDIT.md"
@@ -26,23 +30,11 @@ SOUNDNESS_TESTS = sorted((ROOT / "tests").glob("test_checks_notebook*.py")) + [R
 COLUMNS = 4  # instruction | where taught | scenario / expectation | wrong answer
 SCENARIO, WRONG_ANSWER = 2, 3
 IDENTIFIER = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")  # `key` or `test_name`; `4823 * 1979` is not one
-SEPARATOR = re.compile(r"^\|[\s:|-]+\|$")
 
 
 def sections() -> dict[str, list[list[str]]]:
-    """Each `## ` heading of the audit, with the cells of its table rows (header and separator left out)."""
-    found: dict[str, list[list[str]]] = {}
-    heading, seen_header = None, False
-    for line in AUDIT.read_text(encoding="utf-8").splitlines():
-        if line.startswith("## "):
-            heading, seen_header = line[3:].strip(), False
-            found[heading] = []
-        elif heading is not None and line.startswith("|"):
-            if not seen_header:
-                seen_header = True  # the first row of a table is its header
-            elif not SEPARATOR.match(line):
-                found[heading].append([cell.strip() for cell in line.strip().strip("|").split("|")])
-    return found
+    """Each `## ` heading of the audit with its table rows, read as the workshop guide reads them."""
+    return guide.audit_sections(AUDIT)
 
 
 def rows() -> list[tuple[str, list[str]]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # What the command reads and writes; the copy holds nothing else.
-COPIED = ("looplab", "solutions", "notebooks", "scripts")
+COPIED = ("looplab", "solutions", "notebooks", "scripts", "docs")
 
 
 def test_regenerating_an_unchanged_course_changes_nothing(tmp_path):

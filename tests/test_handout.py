@@ -1,0 +1,126 @@
+"""The handout (scripts/handout.py, `make handout`): what an instructor sends holds no answers, installs
+without the network from its own wheelhouse, and its notebooks run up to their first exercise."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from looplab.course import COURSE
+from looplab.exercises import BEGIN, REGION
+
+ROOT = Path(__file__).resolve().parent.parent
+HANDOUT_SCRIPT = ROOT / "scripts" / "handout.py"
+# What must never reach learners: solution regions, the solutions folder, the grader's fixtures.
+FORBIDDEN_PATHS = ("solutions/", "grading_fixtures", "complete/", "tests/")  # in the handout's own files
+
+RUN_TO_FIRST_EXERCISE = """
+import json, sys
+import nbformat
+from nbclient import NotebookClient
+notebook = nbformat.read(sys.argv[1], as_version=4)
+NotebookClient(notebook, kernel_name="python3", timeout=120, allow_errors=True,
+               resources={"metadata": {"path": sys.argv[2]}}).execute()
+# Cells that raise on purpose (a demonstration of the API's 400, the exercises) carry this tag.
+errors = [(index, output["ename"]) for index, cell in enumerate(notebook.cells) if cell.cell_type == "code"
+          for output in cell.outputs if output.output_type == "error"
+          if "raises-exception" not in cell.metadata.get("tags", []) or cell.metadata.get("looplab")]
+first_exercise = next(index for index, cell in enumerate(notebook.cells)
+                      if cell.metadata.get("looplab", {}).get("exercise"))
+print(json.dumps({"first_error": errors[0] if errors else None, "first_exercise": first_exercise}))
+"""
+
+
+@pytest.fixture(scope="module")
+def handout(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    run = subprocess.run([sys.executable, HANDOUT_SCRIPT, "--out", out], capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return out / "looplab-handout"
+
+
+def readable(name: str, data: bytes) -> str:
+    """A file's text; for a notebook, its cells' sources (where a solution region would be)."""
+    text = data.decode("utf-8", "replace")
+    if name.endswith(".ipynb"):
+        return "\n".join("".join(cell["source"]) for cell in json.loads(text)["cells"])
+    return text
+
+
+def holds_a_solution(name: str, text: str) -> bool:
+    """A region as solutions mark them; in a notebook, even a lone marker line."""
+    return bool(REGION.search(text)) or (name.endswith(".ipynb") and BEGIN in text)
+
+
+def every_name_and_text(folder: Path):
+    """(name, text) for every file of the folder, and for every member of the zips and wheels in it."""
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file():
+            continue
+        if path.suffix in (".whl", ".zip"):
+            with zipfile.ZipFile(path) as archive:
+                for member in archive.namelist():
+                    yield f"{path.name}:{member}", readable(member, archive.read(member))
+        else:
+            yield str(path.relative_to(folder)), readable(path.name, path.read_bytes())
+
+
+def test_the_handout_holds_the_notebooks_the_set_up_and_the_package(handout):
+    assert sorted(path.name for path in (handout / "notebooks").iterdir()) == [
+        f"{notebook.stem}.ipynb" for notebook in COURSE.notebooks]
+    assert (handout / "scripts" / "bootstrap.py").read_bytes() == (ROOT / "scripts" / "bootstrap.py").read_bytes()
+    assert list((handout / "wheelhouse").glob("looplab-*.whl"))
+    assert "looplab==" in (handout / "requirements.txt").read_text()
+    readme = (handout / "README.md").read_text()
+    assert "py scripts\\bootstrap.py lab" in readme and "wheelhouse/" in readme and "{NOTEBOOKS}" not in readme
+    assert (handout.parent / "looplab-handout.zip").exists()
+
+
+def ours(name: str) -> bool:
+    """The handout's own files and the course's wheel (other wheels may well hold a tests/ folder)."""
+    return ".whl:" not in name or name.startswith("looplab-")
+
+
+def test_nothing_in_the_handout_gives_the_answers_away(handout):
+    for name, text in every_name_and_text(handout.parent):
+        if ours(name):
+            assert not any(forbidden in name for forbidden in FORBIDDEN_PATHS), name
+        assert not holds_a_solution(name, text), f"{name} holds a solution region"
+
+
+def test_the_handout_installs_offline_and_its_notebooks_run_to_their_first_exercise(handout):
+    setup = subprocess.run([sys.executable, "scripts/bootstrap.py", "setup"], cwd=handout, capture_output=True,
+                           text=True, timeout=600)
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    assert "installing the course from wheelhouse/ (no download)" in setup.stdout
+    assert "lacks wheels" not in setup.stdout
+    python = handout / ".venv" / "bin" / "python"
+    for notebook in COURSE.notebooks:
+        path = handout / "notebooks" / f"{notebook.stem}.ipynb"
+        run = subprocess.run([python, "-c", RUN_TO_FIRST_EXERCISE, path, path.parent], capture_output=True,
+                             text=True, timeout=300, env={"PATH": "/usr/bin:/bin", "HOME": str(handout)})
+        assert run.returncode == 0, run.stderr
+        result = json.loads(run.stdout)
+        assert result["first_error"] == [result["first_exercise"], "NotImplementedError"], notebook.stem
+
+
+def test_the_search_would_find_a_solution():
+    solution = ROOT / "solutions" / f"{COURSE.notebooks[0].stem}.ipynb"
+    assert holds_a_solution(solution.name, readable(solution.name, solution.read_bytes()))
+
+
+def test_solutions_are_released_one_notebook_at_a_time(tmp_path):
+    stem = COURSE.notebooks[0].stem
+    run = subprocess.run([sys.executable, HANDOUT_SCRIPT, "--out", tmp_path, "--release", stem],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert [path.name for path in (tmp_path / "solutions").iterdir()] == [f"{stem}.ipynb"]
+    unknown = subprocess.run([sys.executable, HANDOUT_SCRIPT, "--out", tmp_path, "--release", "05_nope"],
+                             capture_output=True, text=True)
+    assert unknown.returncode == 1 and "no notebook 05_nope in the course" in unknown.stderr
