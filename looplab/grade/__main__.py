@@ -7,14 +7,21 @@ import asyncio
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
-from .canvas import Roster, RosterError, read_roster, write_canvas
+from .canvas import write_canvas
+from .class_gradebook import class_rows, wide_table
+from .class_results import duplicates
 from .class_report import write_report
 from .gradescope import VISIBILITIES, write_results
 from .grading import GradingOptions, GradingResult, UsageError, grade
 from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
 from .report import summary_table, write_csv
+from .roster import Roster, RosterError, read_roster
+from .spreadsheet import write_csv_rows
+
+DEFAULT_OUT = "graded/grades.csv"
 
 
 def _default_jobs() -> int:
@@ -31,7 +38,9 @@ def main(argv: list[str] | None = None) -> int:
                     "(and, if asked, a class report, a Canvas CSV, Gradescope's results.json).",
     )
     parser.add_argument("submissions", nargs="+", help="notebook files and folders (a subfolder per learner, or flat)")
-    parser.add_argument("--out", default="grades.csv", help="the CSV gradebook to write (default: grades.csv)")
+    parser.add_argument("--out", default=DEFAULT_OUT,
+                        help=f"the CSV gradebook to write (default: {DEFAULT_OUT}; the course's .gitignore keeps graded/ "
+                             "out of git)")
     parser.add_argument("--feedback", metavar="DIR", help="also write each executed notebook, with its grade, here")
     parser.add_argument("--jobs", type=int, default=_default_jobs(), help="notebooks graded at once (default: cores)")
     parser.add_argument("--cell-timeout", type=float, default=DEFAULT_CELL_TIMEOUT,
@@ -45,8 +54,10 @@ def main(argv: list[str] | None = None) -> int:
     exports.add_argument("--report", metavar="FILE", help="also write the class report, one HTML page, here")
     exports.add_argument("--canvas", metavar="FILE", help="also write a Canvas gradebook CSV here (needs --roster)")
     exports.add_argument("--roster", metavar="FILE",
-                         help="the class's Canvas gradebook export (Student, ID, SIS User ID, SIS Login ID, Section); "
-                              "a learner's name is matched to their SIS Login ID")
+                         help="the class: a class list (id, name, email) or a Canvas gradebook export; the gradebook "
+                              "then has every student and every notebook, missing ones 'not submitted'")
+    exports.add_argument("--wide", metavar="FILE",
+                         help="also write the gradebook one row per learner: each exercise, each notebook, total, maximum")
     exports.add_argument("--gradescope", metavar="FILE", help="also write Gradescope's results.json here")
     exports.add_argument("--gradescope-visibility", choices=VISIBILITIES, default="visible",
                          help="when learners see the Gradescope results (default: visible)")
@@ -75,8 +86,13 @@ def main(argv: list[str] | None = None) -> int:
         print("\nlooplab.grade: stopped; no gradebook written", file=sys.stderr)
         return 130
     elapsed = time.monotonic() - started
-    write_csv(result.rows, Path(args.out))
-    notes = list(result.notes) + write_exports(args, result, roster, elapsed)
+    rows, gradebook = result.rows, result.rows
+    if roster is not None:
+        rows, gradebook = class_rows(result.rows, roster)
+        result = replace(result, rows=rows)
+    write_csv(gradebook, Path(args.out))
+    notes = list(result.notes) + [duplicate.note() for duplicate in duplicates(rows)]
+    notes += write_exports(args, result, roster, elapsed)
     for note in notes:
         print(f"looplab.grade: {note}", file=sys.stderr)
     if not args.quiet:
@@ -86,13 +102,22 @@ def main(argv: list[str] | None = None) -> int:
               f"--jobs {args.jobs}); gradebook: {args.out}"
               + (f"; feedback: {args.feedback}/" if args.feedback else "")
               + "".join(f"; {name}: {path}" for name, path in
-                        (("report", args.report), ("Canvas", args.canvas), ("Gradescope", args.gradescope)) if path))
+                        (("wide", args.wide), ("report", args.report), ("Canvas", args.canvas),
+                         ("Gradescope", args.gradescope)) if path))
     return 0
 
 
 def write_exports(args, result: GradingResult, roster: Roster | None, elapsed: float) -> list[str]:
     """The files asked for beside the gradebook; returns notes for the instructor (who is not on the roster)."""
     notes = []
+    if roster is not None:
+        not_on_roster = roster.match(list(dict.fromkeys(row.learner for row in result.rows))).not_on_roster
+        if not_on_roster:
+            notes.append(f"not on the roster (their rows are in the gradebook, under their own names): "
+                         f"{', '.join(not_on_roster)}")
+    if args.wide:
+        header, table = wide_table(result.rows, roster)
+        write_csv_rows(Path(args.wide), header, table)
     if args.canvas:
         export = write_canvas(result.rows, roster, Path(args.canvas))
         if export.not_on_roster:

@@ -2,7 +2,9 @@
 
 The Canvas export, the Gradescope results and the class report all read the class this way, from the
 rows alone (no kernel, no files), so they agree on one rule: a learner who handed a notebook in more
-than once is credited with the better submission (the first one on a tie, in gradebook order). A
+than once is credited with the copy handed in last: the later submission by the LMS's numbers, else a
+browser's later copy (`... (2).ipynb` after `... (1).ipynb`), else the later in gradebook order
+(lms.handed_order reads that from the file's name). `duplicates` lists such learners. A
 submission that could not be graded but whose notebook is known (invalid JSON in
 `alice/01_one_tool_call.ipynb`) counts as that notebook handed in, with 0 points; one whose notebook is
 unknown counts for no notebook.
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 from ..course import COURSE, Course, Notebook
 from .gradebook import Row
+from .lms import handed_order
 from .status import Status
 
 
@@ -74,10 +77,37 @@ def counted(rows: list[Row], course: Course = COURSE) -> dict[str, dict[str, Han
         if notebook is None:
             continue
         candidate = Handed(learner, notebook, file, group)
-        best = handed_in.get(notebook.stem)
-        if best is None or candidate.points > best.points:
+        earlier = handed_in.get(notebook.stem)
+        if earlier is None or handed_order(candidate.file) >= handed_order(earlier.file):
             handed_in[notebook.stem] = candidate
     return learners
+
+
+@dataclass
+class Duplicate:
+    """A notebook one learner handed in more than once: the copy that counts and the others."""
+
+    learner: str
+    notebook: str
+    counted: str  # its file
+    ignored: list[str]  # the other copies' files
+
+    def note(self) -> str:
+        return (f"{self.learner} handed in {len(self.ignored) + 1} copies of {self.notebook}: the last one "
+                f"counts ({self.counted}); not counted: {', '.join(self.ignored)}")
+
+
+def duplicates(rows: list[Row], course: Course = COURSE) -> list[Duplicate]:
+    """Every (learner, notebook) with more than one graded copy, in gradebook order."""
+    counts = counted(rows, course)
+    found = []
+    for learner, handed_in in counts.items():
+        for stem, handed in handed_in.items():
+            files = [file for (other, file), group in by_submission(rows).items()
+                     if other == learner and group[0].notebook == stem]
+            if len(files) > 1:
+                found.append(Duplicate(learner, stem, handed.file, [file for file in files if file != handed.file]))
+    return found
 
 
 def ungraded(rows: list[Row]) -> list[Row]:

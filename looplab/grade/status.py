@@ -50,6 +50,7 @@ class Status(Enum):
     OTHER_COURSE = ("not a notebook of this course",
                     "(one row) its exercises are not a course notebook's; the message lists them")
     NO_NOTEBOOK = ("no notebook found", "(one row) a learner's folder holds no notebook")
+    NOT_SUBMITTED = ("not submitted", "(with `--roster`) a student on the roster did not hand this notebook in: 0 points")
 
     def __init__(self, template: str, meaning: str):
         self.template = template

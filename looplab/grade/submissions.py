@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import lms
+
 
 @dataclass
 class Submission:
@@ -30,12 +32,23 @@ def _visible(path: Path, root: Path) -> bool:
 
 
 def learner_from_file(path: Path, stems: list[str]) -> str:
-    """`alice-01_one_tool_call.ipynb` -> `alice`; `alice/01_one_tool_call.ipynb` -> `alice`."""
-    name = path.stem
+    """`alice-01_one_tool_call.ipynb` -> `alice`; `alice/01_one_tool_call.ipynb` -> `alice`; a name an LMS
+    made -> the learner it names (`smithalice_LATE_12345_678901_01_one_tool_call-1.ipynb` -> `smithalice`);
+    a browser's second copy is the same learner (`alice-01_one_tool_call (1).ipynb` -> `alice`)."""
+    named = lms.from_file_name(path.name)
+    if named:
+        return named.learner
+    name = lms.copy_number(path.stem)[0]
     for stem in sorted(stems, key=len, reverse=True):
         name = re.sub(re.escape(stem), "", name, flags=re.IGNORECASE)
     name = name.strip(" -_.")
     return name or path.resolve().parent.name
+
+
+def learner_of_folder(folder: Path, gradescope_names: dict[str, str]) -> str:
+    """A subfolder's learner: its name, or the person a Moodle or Gradescope folder stands for."""
+    named = lms.from_folder_name(folder.name, gradescope_names)
+    return named.learner if named else folder.name
 
 
 def collect(paths: list[str], stems: list[str]) -> list[Submission]:
@@ -43,12 +56,14 @@ def collect(paths: list[str], stems: list[str]) -> list[Submission]:
     for given in paths:
         path = Path(given)
         if path.is_dir():
+            gradescope_names = lms.gradescope_names(path)
             for entry in sorted(path.iterdir()):
                 if entry.name.startswith(".") or entry.name == "__pycache__":
                     continue
                 if entry.is_dir():
+                    learner = learner_of_folder(entry, gradescope_names)
                     found = sorted(p for p in entry.rglob("*.ipynb") if p.is_file() and _visible(p, entry))
-                    submissions += [Submission(p, entry.name) for p in found] or [Submission(entry, entry.name, True)]
+                    submissions += [Submission(p, learner) for p in found] or [Submission(entry, learner, True)]
                 elif entry.suffix == ".ipynb":
                     submissions.append(Submission(entry, learner_from_file(entry, stems)))
         elif path.exists():

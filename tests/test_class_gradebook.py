@@ -1,0 +1,157 @@
+"""A gradebook keyed to the class: LMS download names read as one learner each, the copy handed in last
+counts, every student on the roster gets every notebook, a wide CSV with totals. Unit tests of the
+names, then a real grading of a twelve-student class handed in through three LMSs and a browser."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from looplab.course import COURSE
+from looplab.grade import lms
+from looplab.grade.roster import read_roster
+from looplab.grade.submissions import learner_from_file
+
+ROOT = Path(__file__).resolve().parent.parent
+NB1 = COURSE.notebooks[0].stem
+STEMS = COURSE.stems
+MAXIMUM = sum(exercise.points for exercise in COURSE.exercises)
+NB1_POINTS = sum(exercise.points for exercise in COURSE.notebooks[0].exercises)
+
+
+@pytest.mark.parametrize("name, learner", [
+    (f"smithbob_12345_678901_{NB1}.ipynb", "smithbob"),  # Canvas
+    (f"smithbob_LATE_12345_678950_{NB1}-1.ipynb", "smithbob"),  # Canvas, late, second file of that name
+    (f"Chen Li_223344_assignsubmission_file_{NB1}.ipynb", "Chen Li"),  # Moodle, flat
+    (f"erin-{NB1} (1).ipynb", "erin"),  # a browser's second download
+    (f"erin-{NB1}.ipynb", "erin"),
+])
+def test_a_learner_is_read_from_what_the_lms_named_the_file(name, learner):
+    assert learner_from_file(Path(name), STEMS) == learner
+
+
+def test_the_copy_handed_in_last_is_read_from_the_names():
+    assert lms.handed_order(f"smithbob_LATE_12345_678950_{NB1}-1.ipynb") > lms.handed_order(
+        f"smithbob_12345_678901_{NB1}.ipynb")
+    assert lms.handed_order(f"erin-{NB1} (1).ipynb") > lms.handed_order(f"erin-{NB1}.ipynb")
+    assert lms.handed_order(f"submissions/submission_900002/{NB1}.ipynb") > lms.handed_order(
+        f"submissions/submission_900001/{NB1}.ipynb")
+    assert lms.copy_number("team-2") == ("team-2", 0)  # a dash and a number is a name unless Canvas made it
+
+
+def test_moodle_and_gradescope_folders_name_their_learner(tmp_path):
+    (tmp_path / "submission_metadata.yml").write_text(
+        "submission_900001:\n  :submitters:\n  - :name: Dana Diaz\n    :sid: '104'\n    :email: dana@school.edu\n"
+        "  :created_at: 2026-11-30 10:00:00 -0800\nsubmission_900002:\n  :submitters:\n  - :name: 'Ann Lee'\n"
+        "  - :name: Raj Patel\n")
+    names = lms.gradescope_names(tmp_path)
+    assert names == {"submission_900001": "Dana Diaz", "submission_900002": "Ann Lee & Raj Patel"}
+    assert lms.from_folder_name("submission_900001", names).learner == "Dana Diaz"
+    assert lms.from_folder_name("Chen Li_223344_assignsubmission_file_").learner == "Chen Li"
+    assert lms.from_folder_name("alice") is None
+
+
+def test_a_class_list_matches_logins_emails_and_names_in_either_order(tmp_path):
+    path = tmp_path / "class.csv"
+    path.write_text("ID,Name,Email\ns01,Alice Martin,alice@school.edu\ns02,Bob Smith,bob.smith@school.edu\n"
+                    "s03,Zoë O'Brien,zoe@school.edu\n")
+    roster = read_roster(path)
+    assert roster.student("s01")["Student"] == "Alice Martin"
+    assert roster.student("alice")["ID"] == "s01"  # the e-mail's first part
+    assert roster.student("smithbob")["ID"] == "s02"  # Canvas's last-first
+    assert roster.student("Bob Smith")["ID"] == "s02"
+    assert roster.student("obrienzoe")["ID"] == "s03"  # accents and punctuation ignored
+    assert roster.student("bob") is None  # part of a name is not enough
+    assert roster.key(roster.student("alice")) == "alice@school.edu"
+
+
+# --- a class graded for real ---------------------------------------------------------------------------
+
+STUDENTS = [("s01", "Alice Martin", "alice@school.edu"), ("s02", "Bob Smith", "bob.smith@school.edu"),
+            ("s03", "Chen Li", "chen.li@school.edu"), ("s04", "Dana Diaz", "dana@school.edu"),
+            ("s05", "Erin Park", "erin@school.edu")] + [
+            (f"s{n:02}", f"Student {name}", f"{name.lower()}@school.edu")
+            for n, name in zip(range(6, 13), ["Fay", "Gil", "Hana", "Ivo", "Jun", "Kai", "Lea"])]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Twelve students on the roster; five hand notebook 1 in, through Canvas, Moodle, Gradescope, a
+    browser and a plain folder, two of them twice; one learner is not on the roster."""
+    tmp = tmp_path_factory.mktemp("class")
+    complete, stub = ROOT / "solutions" / f"{NB1}.ipynb", ROOT / "notebooks" / f"{NB1}.ipynb"
+    folder = tmp / "submissions"
+    files = {
+        f"alice/{NB1}.ipynb": complete,
+        f"smithbob_12345_678901_{NB1}.ipynb": stub,  # Canvas: a first try...
+        f"smithbob_LATE_12345_678950_{NB1}-1.ipynb": complete,  # ... and a later one, which counts
+        f"Chen Li_223344_assignsubmission_file_/{NB1}.ipynb": complete,  # Moodle
+        f"submission_900001/{NB1}.ipynb": stub,  # Gradescope
+        f"erin-{NB1}.ipynb": complete,  # a browser's first download...
+        f"erin-{NB1} (1).ipynb": stub,  # ... and its second, which counts
+        f"zed/{NB1}.ipynb": complete,  # not on the roster
+    }
+    for name, source in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, folder / name)
+    (folder / "submission_metadata.yml").write_text("submission_900001:\n  :submitters:\n  - :name: Dana Diaz\n")
+    roster = tmp / "class.csv"
+    roster.write_text("id,name,email\n" + "".join(f"{i},{n},{e}\n" for i, n, e in STUDENTS))
+    run = subprocess.run([sys.executable, "-m", "looplab.grade", folder, "--roster", roster, "--out",
+                          tmp / "grades.csv", "--wide", tmp / "wide.csv", "--cell-timeout", "30", "--jobs", "2",
+                          "--quiet"], capture_output=True, text=True, timeout=600, cwd=tmp)
+    assert run.returncode == 0, run.stderr
+    return tmp, run.stderr
+
+
+def read(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_every_student_gets_every_notebook_and_the_last_copy_counts(graded):
+    tmp, _ = graded
+    rows = read(tmp / "grades.csv")
+    keys = [email for _, _, email in STUDENTS]
+    assert [row["learner"] for row in rows if row["learner"] != "zed"] == [  # roster order, every notebook
+        key for key in keys for notebook in COURSE.notebooks for _ in notebook.exercises
+        for _ in range(2 if key in ("bob.smith@school.edu", "erin@school.edu") and notebook.stem == NB1 else 1)]
+    points = {}
+    for row in rows:
+        if row["status"] != "not submitted":
+            points.setdefault((row["learner"], row["file"]), 0)
+            points[(row["learner"], row["file"])] += int(row["points"])
+    assert {learner for learner, _ in points} == {"alice@school.edu", "bob.smith@school.edu", "chen.li@school.edu",
+                                                  "dana@school.edu", "erin@school.edu", "zed"}
+    missing = [row for row in rows if row["status"] == "not submitted"]
+    assert len(missing) == 7 * len(COURSE.exercises) + 5 * (len(COURSE.exercises) - len(COURSE.notebooks[0].exercises))
+    assert all(row["points"] == "0" and row["file"] == "" for row in missing)
+
+
+def test_the_wide_gradebook_has_a_total_per_student_and_the_flags(graded):
+    tmp, _ = graded
+    wide = {row["learner"]: row for row in read(tmp / "wide.csv")}
+    assert list(wide)[:12] == [email for _, _, email in STUDENTS] and list(wide)[12:] == ["zed"]
+    expected = {"alice@school.edu": NB1_POINTS, "bob.smith@school.edu": NB1_POINTS, "chen.li@school.edu": NB1_POINTS,
+                "dana@school.edu": 0, "erin@school.edu": 0, "fay@school.edu": 0, "zed": NB1_POINTS}
+    for learner, total in expected.items():
+        assert int(wide[learner]["total"]) == total, learner
+        assert int(wide[learner]["maximum"]) == MAXIMUM
+        assert int(wide[learner][NB1]) == total
+    assert wide["bob.smith@school.edu"]["name"] == "Bob Smith"
+    assert f"{NB1}: 2 copies, the last counts" in wide["bob.smith@school.edu"]["notes"]
+    assert f"{NB1}: 2 copies, the last counts" in wide["erin@school.edu"]["notes"]
+    assert wide["zed"]["notes"].startswith("not on the roster")
+    assert f"{NB1}: not submitted" in wide["fay@school.edu"]["notes"]
+
+
+def test_the_instructor_is_told_of_copies_and_strangers(graded):
+    _, stderr = graded
+    assert "bob.smith@school.edu handed in 2 copies of 01_one_tool_call: the last one counts" in stderr
+    assert "smithbob_LATE_12345_678950" in stderr.split("bob.smith@school.edu handed in")[1].split("\n")[0]
+    assert "not on the roster (their rows are in the gradebook, under their own names): zed" in stderr
