@@ -6,8 +6,6 @@ Which exercises exist, their points and what each may lean on come from the cour
 the environment says, so they behave the same for every learner and for the grader.
 """
 
-from __future__ import annotations
-
 import html
 import importlib
 from typing import Any
@@ -37,13 +35,11 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
     references = {name: resolve(target) for name, target in course.earlier_pieces(number).items()}
     report = Report(texts=course.texts(number))
     own = resolve(exercise.reference)  # the course's own version: never the learner's answer
-    said = dict(name=exercise.name, reference=exercise.reference.replace(":", "."))
-    if is_the_course_version(obj, own):
-        return CheckResult(number, exercise.title, 0, exercise.points, [], SAY.words("course_code", **said),
-                           SAY.text("course_code").hint, COURSE_CODE)
+    handed_in, borrowed = is_the_course_version(obj, own), []
     try:
-        with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS), borrowing(obj, own) as borrowed:
-            checker(obj, report)
+        if not handed_in:
+            with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS), borrowing(obj, own) as borrowed:
+                checker(obj, report)
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
         failure = explain(error)
         message, hint = failure.message, failure.hint
@@ -51,9 +47,11 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
             message = f"{report.situation}: {message}"
             hint = report.text(report.situation_key).hint or hint  # the point of this situation, not "fix the line"
         return CheckResult(number, exercise.title, 0, exercise.points, report.passed, message, hint, failure.kind)
-    if borrowed:
-        return CheckResult(number, exercise.title, 0, exercise.points, [], SAY.words("course_code_called", **said),
-                           SAY.text("course_code").hint, COURSE_CODE)
+    if handed_in or borrowed:
+        message = SAY.words("course_code" if handed_in else "course_code_called", name=exercise.name,
+                            reference=exercise.reference.replace(":", "."))
+        return CheckResult(number, exercise.title, 0, exercise.points, [], message, SAY.text("course_code").hint,
+                           COURSE_CODE)
     return CheckResult(number, exercise.title, exercise.points, exercise.points, report.passed)
 
 
