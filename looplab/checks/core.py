@@ -43,9 +43,7 @@ class Failure(Exception):
 
     def __init__(self, message: str, hint: str = "", kind: str = NOT_SOLVED):
         super().__init__(message)
-        self.message = message
-        self.hint = hint
-        self.kind = kind
+        self.message, self.hint, self.kind = message, hint, kind
 
 
 class CheckTimeout(BaseException):
@@ -54,10 +52,7 @@ class CheckTimeout(BaseException):
 
 @dataclass
 class Report:
-    """What a checker has verified so far, the situation it is testing now, and the texts it speaks with.
-
-    Keys name rows of its module's TEXTS; the plain form `expect(ok, passed, failed, hint)` suits a tiny module.
-    """
+    """What a checker has verified, the situation it is testing, and its texts (a tiny module may use `expect`)."""
 
     passed: list[str] = field(default_factory=list)
     situation: str | None = None
@@ -207,11 +202,8 @@ class Play:
 
 
 def play(call, scenario: Scenario) -> Play:
-    """Hand `call` a real SDK client whose model plays the scenario's replies; keep what it returned or raised.
-
-    The one place learner code meets a scripted model: past the call limit it refuses, every request
-    meets the API's rules, and an error is kept for the checker to word in its scenario's terms.
-    """
+    """Hand `call` a real SDK client whose model plays the scenario's replies (within the API's rules and a call
+    limit); keep what it returned or raised, for the checker to word in its scenario's terms."""
     replies = scenario.replies() if callable(scenario.replies) else scenario.replies
     limit = len(replies) if scenario.call_limit is None else scenario.call_limit
     client, traffic = scripted.scripted_client(replies, call_limit=limit)
@@ -257,11 +249,8 @@ def is_the_course_version(obj: Any, reference: Any) -> bool:
 
 @contextlib.contextmanager
 def borrowing(obj: Any, reference: Any):
-    """While a check runs, note every call of the course's own version made from outside the package.
-
-    Each name the learner's code reaches it by (its namespace, the course's module) points to a tripwire
-    that notes the call and hands it on; the package's own calls are not noted. All is put back after.
-    """
+    """While a check runs, every name the learner's code reaches the course's version by points to a tripwire
+    that notes each call from outside the package and hands it on; all is put back after."""
     calls: list[str] = []
     module = sys.modules.get(getattr(reference, "__module__", None) or "")
     name = getattr(reference, "__name__", None)

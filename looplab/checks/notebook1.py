@@ -117,5 +117,4 @@ def check_one_shot(one_shot, report: Report) -> None:
                        expected=scenario.expected)
 
 
-# The course manifest (looplab/course.py) names this module; these are what it reads.
 CHECKERS = {"1.1": check_calculator, "1.2": check_tool_definition, "1.3": check_one_shot}

@@ -110,5 +110,4 @@ def check_cap(agent_turn, report: Report) -> None:
                                       options={"max_iterations": len(CHAIN_REPLIES)}), report)
 
 
-# The course manifest (looplab/course.py) names this module; these are what it reads.
 CHECKERS = {"2.1": check_tool_result, "2.2": check_agent_turn, "2.3": check_cap}

@@ -1,11 +1,7 @@
 """Checks for notebook 3, matching ids: run_tools, unanswered_tool_uses, agent_turn for parallel calls.
 
-The id is the only thread between a call and its result, so every check here looks at ids AND at
-what travels with them: a result citing the right id must hold that call's output, whatever the
-order of the results. Histories are compared on meaning (recordings.canonical_blocks), so SDK
-objects and the dicts a learner writes compare equal when the API would see the same thing.
-agent_turn is played by the harness it shares with notebook 2 (turns.py); the rows of
-texts/notebook3.toml that share a key with turns.toml are this notebook's own wording of the same failure.
+The id is the only thread between a call and its result, so a result citing the right id must hold
+that call's output, in any order. agent_turn is played by the harness of notebook 2 (turns.py).
 """
 
 from __future__ import annotations
@@ -169,5 +165,4 @@ def check_agent_turn(agent_turn, report: Report) -> None:
         stopped_by_cap(agent_turn, cap, report, call_limit=(cap or DEFAULT_CAP) + 1)
 
 
-# The course manifest (looplab/course.py) names this module; these are what it reads.
 CHECKERS = {"3.1": check_run_tools, "3.2": check_unanswered_tool_uses, "3.3": check_agent_turn}

@@ -1,11 +1,8 @@
 """One harness for every check of agent_turn (2.2, 2.3, 3.3) and of the results it sends (3.1).
 
-A scenario here (core.Scenario) is the scripted replies, the history before the call (`given`) and
-the options (max_iterations). What agent_turn should do follows from them: call the model once per
-reply, keep each reply verbatim, answer each round of calls with ONE user message of results,
-return the last reply's text. Notebooks 2 and 3 play the same scenarios through the same code;
-where notebook 3 words a failure differently (its learners have met run_tools), its catalogue's
-row replaces this one's.
+A scenario's replies and history (`given`) say what agent_turn should do: call the model once a reply,
+keep each reply verbatim, answer each round of calls with ONE user message of results, return the
+last reply's text. Where notebook 3 words a failure differently, its catalogue's row replaces this one's.
 """
 
 from __future__ import annotations
