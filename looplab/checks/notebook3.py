@@ -15,7 +15,7 @@ from ..history import to_wire
 from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from . import turns
 from .core import Report, Scenario
-from .turns import DEFAULT_CAP, outline_with_ids, run_scenario, stopped_by_cap, verify_results
+from .turns import DEFAULT_CAP, agent_turn_checker, never_stopping, outline_with_ids, verify_results
 
 QUESTION = "Please work these out for me."
 HISTORY = [{"role": "user", "content": QUESTION}]
@@ -154,15 +154,9 @@ AGENT_SCENARIOS = [  # asked after QUESTION; each answer is the last reply's tex
                          reply(text("12 × 12 = 144. Let me check that with"), calc("144 / 12"),
                                stop_reason="max_tokens")], HISTORY),
     Scenario("no_tool", [reply(text("Hello! Ask me any arithmetic."))], HISTORY),
+    # The scripted model answers one call past the cap, then refuses.
+    *(never_stopping(cap, call_limit=(cap or DEFAULT_CAP) + 1) for cap in (3, None)),
 ]
 
 
-def check_agent_turn(agent_turn, report: Report) -> None:
-    report.require_function(agent_turn, "agent_turn")
-    for scenario in AGENT_SCENARIOS:
-        run_scenario(agent_turn, scenario, report)
-    for cap in (3, None):  # the scripted model answers one call past the cap, then refuses
-        stopped_by_cap(agent_turn, cap, report, call_limit=(cap or DEFAULT_CAP) + 1)
-
-
-CHECKERS = {"3.1": check_run_tools, "3.2": check_unanswered_tool_uses, "3.3": check_agent_turn}
+CHECKERS = {"3.1": check_run_tools, "3.2": check_unanswered_tool_uses, "3.3": agent_turn_checker(AGENT_SCENARIOS)}

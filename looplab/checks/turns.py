@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from itertools import zip_longest
 from types import SimpleNamespace
+from typing import Callable
 
 import anthropic
 
@@ -74,6 +75,15 @@ def verify_results(calls: list[dict], results, report: Report, where: str) -> No
 
 
 # --- playing agent_turn on a scenario ---------------------------------------------------------------------
+
+def agent_turn_checker(scenarios: list[Scenario]) -> Callable:
+    """An agent_turn exercise's checker: its scenarios in order, one that never stops met by stopped_by_cap."""
+    def check_agent_turn(agent_turn, report: Report) -> None:
+        report.require_function(agent_turn, "agent_turn")
+        for scenario in scenarios:
+            (stopped_by_cap if scenario.replies is never_stops else run_scenario)(agent_turn, scenario, report)
+    return check_agent_turn
+
 
 def _block_confusion(error, report: Report) -> None:
     """An AttributeError on a block (a text block has no .name...): the reply's blocks were taken by position."""
@@ -143,14 +153,19 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
     report.note("scenario_passed", made=turn.calls)
 
 
-def stopped_by_cap(agent_turn, cap: int | None, report: Report, call_limit: int = 25) -> None:
+def never_stopping(cap: int | None, call_limit: int = 25) -> Scenario:
+    """A model that never stops, met with max_iterations=cap (None: the default); it answers `call_limit` calls."""
+    return Scenario("never_stops" if cap else "never_stops_default", never_stops, [START],
+                    options={"max_iterations": cap} if cap else {}, call_limit=call_limit)
+
+
+def stopped_by_cap(agent_turn, scenario: Scenario, report: Report) -> None:
     """A model that never stops: agent_turn must stop after max_iterations calls, history valid, and raise."""
+    cap = scenario.options.get("max_iterations")
     limit = cap or DEFAULT_CAP
-    scenario = Scenario("never_stops" if cap else "never_stops_default", never_stops, [START],
-                        options={"max_iterations": cap} if cap else {}, call_limit=call_limit)
     report.enter(scenario.key, cap=cap)
     turn, messages = play_turn(agent_turn, scenario, report)
-    said = dict(calls=turn.calls, limit=limit, over=call_limit)
+    said = dict(calls=turn.calls, limit=limit, over=scenario.call_limit)
     if isinstance(turn.error, TooManyCalls):
         raise report.failure("cap_never_stopped", **said)
     if turn.error is None:
