@@ -1,9 +1,7 @@
 """The graded checks: `check("2.2", agent_turn)` after each exercise, `progress()` for the score.
 
-Which exercises exist, their points and what each may lean on come from the course manifest
-(looplab/course.py); each notebook's scenarios, checkers and hints live in the module it names
-(notebook1.py ... notebook4.py). Checks always run offline, against scripted models, whatever
-the environment says, so they behave the same for every learner and for the grader.
+The exercises, their points and what each may lean on come from the manifest (looplab/course.py). Checks
+run offline against scripted models, whatever the environment, so every learner and the grader see the same.
 """
 
 import html

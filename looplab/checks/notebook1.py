@@ -1,7 +1,5 @@
 """Checks for notebook 1, one tool call: the calculator, its tool definition, one_shot."""
 
-from __future__ import annotations
-
 import ast
 import inspect
 import textwrap

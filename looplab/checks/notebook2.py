@@ -1,9 +1,4 @@
-"""Checks for notebook 2, closing the loop: tool_result, agent_turn, and agent_turn's hard cap.
-
-agent_turn is played on the scenarios below by the harness it shares with notebook 3 (turns.py).
-"""
-
-from __future__ import annotations
+"""Checks for notebook 2, closing the loop: tool_result, agent_turn (played by turns.py), its hard cap."""
 
 from .. import scripted
 from ..catalogue import catalogue

@@ -4,8 +4,6 @@ The id is the only thread between a call and its result, so a result citing the 
 that call's output, in any order. agent_turn is played by the harness of notebook 2 (turns.py).
 """
 
-from __future__ import annotations
-
 from anthropic.types import Message
 
 from .. import scripted
@@ -52,7 +50,11 @@ def check_run_tools(run_tools, report: Report) -> None:
         report.enter(scenario.key)
         message = scripted_message(*scenario.given)
         calls = [block for block in to_wire(message.content) if block["type"] == "tool_use"]
-        results = turns.call_learner(run_tools, report, message)
+        try:
+            results = run_tools(message)
+        except AttributeError as error:
+            turns.block_confusion(error, report)  # a block taken by position gets a precise failure
+            raise
         verify_results(calls, results, report, report.words("run_tools_call"))
         if calls:  # the API must accept them as the next user message
             client, _ = scripted.scripted_client([DONE], call_limit=1)

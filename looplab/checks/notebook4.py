@@ -1,17 +1,11 @@
 """Checks for notebook 4, your agent: `run`, the whole agent as a program over two streams.
 
 `run(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10)` reads lines from
-one `io.StringIO` and what it writes to the other must be the transcript, exactly (the typed line is
-not echoed; trailing spaces and newlines at the very end are ignored):
-
-    User> [tool] calculator({'expression': '4823 * 1979'}) -> 9544717
-    Agent> 4823 × 1979 = 9,544,717.
-    User>
-
-Where the words are the learner's own (`max_tokens`, `refusal`, the cap), that turn's `Agent>` line
-must name what happened (`MAX_TOKENS_WORDS`, `REFUSAL_WORDS`, `CAP_WORDS`), and the next line's request
-must keep the earlier turns and drop the cut reply. `input` and `sys.stdin` refuse to be used: a run that
-reads its input_stream is one that can be tested, scripted and graded.
+one `io.StringIO` and must write the transcript of expected_output to the other, exactly (bar trailing
+white space at the very end). Where the words are the learner's own (`max_tokens`, `refusal`, the cap),
+that turn's `Agent>` line must name what happened (`MAX_TOKENS_WORDS`, `REFUSAL_WORDS`, `CAP_WORDS`), and
+the next line's request must keep the earlier turns and drop the cut reply. `input` and `sys.stdin` refuse
+to be used: a run that reads its input_stream is one that can be tested, scripted and graded.
 """
 
 import builtins
@@ -207,10 +201,7 @@ MINIMAL_OUTPUT = expected_output([reply(calc("4823 * 1979")), reply(text("It is 
 # --- the session: guarded keyboard, bounded streams -------------------------------------------------------
 
 class Session:
-    """One check of run: input() and sys.stdin refuse to be used, print() to the notebook is noticed.
-
-    A forbidden read is remembered even when the learner's code swallows the exception.
-    """
+    """One check of run: input() and sys.stdin refuse (remembered if the code swallows it), print() is noticed."""
 
     def __init__(self, run, report: Report):
         self.run, self.report = run, report

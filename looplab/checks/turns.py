@@ -5,8 +5,6 @@ keep each reply verbatim, answer each round of calls with ONE user message of re
 last reply's text. Where notebook 3 words a failure differently, its catalogue's row replaces this one's.
 """
 
-from __future__ import annotations
-
 import json
 from itertools import zip_longest
 from types import SimpleNamespace
@@ -85,26 +83,17 @@ def agent_turn_checker(scenarios: list[Scenario]) -> Callable:
     return check_agent_turn
 
 
-def _block_confusion(error, report: Report) -> None:
+def block_confusion(error, report: Report) -> None:
     """An AttributeError on a block (a text block has no .name...): the reply's blocks were taken by position."""
     if isinstance(error, AttributeError) and any(kind in str(error) for kind in BLOCK_TYPES):
         raise report.failure("block_confusion", error=error, where=learner_frame(error)) from None
-
-
-def call_learner(function, report: Report, *args):
-    """Call the learner's function on SDK objects; a block taken by position gets a precise failure."""
-    try:
-        return function(*args)
-    except AttributeError as error:
-        _block_confusion(error, report)
-        raise
 
 
 def play_turn(agent_turn, scenario: Scenario, report: Report):
     """Play agent_turn once on a copy of the scenario's history (`given`); what it did, and the list it was handed."""
     messages = [dict(message) for message in scenario.given]
     turn = play(lambda client: agent_turn(client, messages, **scenario.options), scenario)
-    _block_confusion(turn.error, report)
+    block_confusion(turn.error, report)
     return turn, messages
 
 
