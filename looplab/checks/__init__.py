@@ -1,12 +1,8 @@
 """The graded checks: `check("2.2", agent_turn)` after each exercise, `progress()` for the score.
 
-Which exercises exist, their points and what each may lean on come from the course manifest
-(looplab/course.py); each notebook's scenarios, checkers and hints live in the module it names
-(notebook1.py ... notebook4.py). Checks always run offline, against scripted models, whatever
-the environment says, so they behave the same for every learner and for the grader.
+The exercises, their points and what each may lean on come from the manifest (looplab/course.py). Checks
+run offline against scripted models, whatever the environment, so every learner and the grader see the same.
 """
-
-from __future__ import annotations
 
 import html
 import importlib
@@ -37,13 +33,11 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
     references = {name: resolve(target) for name, target in course.earlier_pieces(number).items()}
     report = Report(texts=course.texts(number))
     own = resolve(exercise.reference)  # the course's own version: never the learner's answer
-    said = dict(name=exercise.name, reference=exercise.reference.replace(":", "."))
-    if is_the_course_version(obj, own):
-        return CheckResult(number, exercise.title, 0, exercise.points, [], SAY.words("course_code", **said),
-                           SAY.text("course_code").hint, COURSE_CODE)
+    handed_in, borrowed = is_the_course_version(obj, own), []
     try:
-        with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS), borrowing(obj, own) as borrowed:
-            checker(obj, report)
+        if not handed_in:
+            with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS), borrowing(obj, own) as borrowed:
+                checker(obj, report)
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
         failure = explain(error)
         message, hint = failure.message, failure.hint
@@ -51,9 +45,11 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
             message = f"{report.situation}: {message}"
             hint = report.text(report.situation_key).hint or hint  # the point of this situation, not "fix the line"
         return CheckResult(number, exercise.title, 0, exercise.points, report.passed, message, hint, failure.kind)
-    if borrowed:
-        return CheckResult(number, exercise.title, 0, exercise.points, [], SAY.words("course_code_called", **said),
-                           SAY.text("course_code").hint, COURSE_CODE)
+    if handed_in or borrowed:
+        message = SAY.words("course_code" if handed_in else "course_code_called", name=exercise.name,
+                            reference=exercise.reference.replace(":", "."))
+        return CheckResult(number, exercise.title, 0, exercise.points, [], message, SAY.text("course_code").hint,
+                           COURSE_CODE)
     return CheckResult(number, exercise.title, exercise.points, exercise.points, report.passed)
 
 

@@ -1,22 +1,11 @@
 """How a graded check runs: the learner's code against scenarios, bounded, isolated, explained.
 
-A checker is a plain function `checker(obj, report)` that exercises the learner's object (with
-`play`, against a scripted model) and calls `report.require(condition, "key", ...)` for each thing
-it verifies; the words for each key sit in its module's catalogue, texts/<module>.toml (read into
-TEXTS, `Text` rows: looplab/catalogue.py), never in the code. The first unmet expectation stops the
-check; everything met before it is listed as passed. What the learner sees is a short panel (HTML
-and text): what passed, the first thing that failed in plain words, and a hint.
-
-Three things keep a check fair:
-- isolation: while it runs, the learner's earlier pieces (calculator, run_tool, tool_result...)
-  are swapped for the reference ones, so a wrong calculator cannot fail the loop exercise;
-- bounds: the scripted model refuses to be called forever, and a wall-clock limit stops code
-  that loops without calling it;
-- plain words: an exception from the learner's code, or the API's 400 for a history it built,
-  becomes the failure message instead of a long traceback.
+A checker `checker(obj, report)` plays the learner's object against a scripted model and calls
+`report.require(condition, "key", ...)` for each thing it verifies; each key's words sit in its
+module's catalogue, texts/<module>.toml. The first unmet expectation stops the check. Fair because
+isolated (the learner's earlier pieces are swapped for the course's), bounded (a call limit and a
+wall clock) and explained (an exception or the API's 400 becomes plain words, not a traceback).
 """
-
-from __future__ import annotations
 
 import contextlib
 import functools
@@ -54,9 +43,7 @@ class Failure(Exception):
 
     def __init__(self, message: str, hint: str = "", kind: str = NOT_SOLVED):
         super().__init__(message)
-        self.message = message
-        self.hint = hint
-        self.kind = kind
+        self.message, self.hint, self.kind = message, hint, kind
 
 
 class CheckTimeout(BaseException):
@@ -65,11 +52,7 @@ class CheckTimeout(BaseException):
 
 @dataclass
 class Report:
-    """What a checker has verified so far, the situation it is testing now, and the texts it speaks with.
-
-    A checker names what it expects by a key of its module's TEXTS (`report.require(ok, "key", value=...)`);
-    the plain form `report.expect(ok, "passed words", "failed words", "hint")` works too, for a tiny module.
-    """
+    """What a checker has verified, the situation it is testing, and its texts (a tiny module may use `expect`)."""
 
     passed: list[str] = field(default_factory=list)
     situation: str | None = None
@@ -113,10 +96,7 @@ class Report:
         self.require(callable(obj), "not_callable", name=name, kind=type(obj).__name__)
 
     def note(self, key: str, **values) -> None:
-        """List a group of expectations met, e.g. after a whole scenario passed.
-
-        `key` names a row of the table; a module without a table (the plain form) passes its words.
-        """
+        """List a group of expectations met: a row's words, or (the plain form, no table) the words themselves."""
         known = key in self.texts or key in TEXTS
         self.passed.append(self.words(key, **values) if known else key)
 
@@ -174,11 +154,7 @@ PANEL_HTML = ('<div class="looplab-check" style="border-left:4px solid {colour};
 
 
 class CheckFailed(Exception):
-    """Ends a check cell with one short line instead of a traceback.
-
-    The message (what failed) is the error's value, for the grader and nbclient; the line a learner
-    sees under the check's panel only points up at it, so the message is never shown twice.
-    """
+    """Ends a check cell with one short line pointing up at the panel; the message is for the grader and nbclient."""
 
     def __init__(self, result: CheckResult):
         super().__init__(SAY.words("not_solved", exercise=result.exercise, failed=result.failed))
@@ -190,11 +166,7 @@ class CheckFailed(Exception):
 
 @dataclass(frozen=True)
 class Scenario:
-    """One situation a checker plays the learner's code in: one row of a scenario table, whatever the notebook.
-
-    `key` names the situation's row in the module's TEXTS: its words, and a hint for this scenario if
-    the row has one. A checker reads the fields it needs; the others keep their defaults.
-    """
+    """One row of a scenario table, whatever the notebook: `key` names its row in TEXTS (words, maybe a hint)."""
 
     key: str
     replies: Any = ()  # the scripted model's replies, or a function that makes a model that never stops
@@ -230,12 +202,8 @@ class Play:
 
 
 def play(call, scenario: Scenario) -> Play:
-    """Hand `call` a real SDK client whose model plays the scenario's replies, and keep what it returned or raised.
-
-    The one place the learner's code meets a scripted model: past the scenario's call limit the model
-    refuses (TooManyCalls), every request meets the API's rules (a 400 otherwise), and whatever
-    the code raises is kept for the checker to say in the words of its scenario.
-    """
+    """Hand `call` a real SDK client whose model plays the scenario's replies (within the API's rules and a call
+    limit); keep what it returned or raised, for the checker to word in its scenario's terms."""
     replies = scenario.replies() if callable(scenario.replies) else scenario.replies
     limit = len(replies) if scenario.call_limit is None else scenario.call_limit
     client, traffic = scripted.scripted_client(replies, call_limit=limit)
@@ -269,11 +237,7 @@ def time_limit(seconds: float):
 
 
 def is_the_course_version(obj: Any, reference: Any) -> bool:
-    """Is `obj` the course's own version of the exercise, or that function behind functools.wraps / partial?
-
-    The notebooks import the course's pieces on purpose (a bug in notebook 1 never blocks notebook 3),
-    so `from looplab.loop import run` is one line away; it is not the learner's work.
-    """
+    """Is `obj` the course's own version (maybe behind functools.wraps / partial)? It is one import away."""
     try:
         unwrapped = inspect.unwrap(obj) if callable(obj) else obj
     except ValueError:  # a cycle of __wrapped__
@@ -285,12 +249,8 @@ def is_the_course_version(obj: Any, reference: Any) -> bool:
 
 @contextlib.contextmanager
 def borrowing(obj: Any, reference: Any):
-    """While a check runs, note every call of the course's own version made from outside the package.
-
-    Every way the learner's code reaches it (a name in its namespace, the attribute of the course's module)
-    points to a tripwire that notes the call and hands it on; calls from the package (the checks may use it)
-    are not noted. Everything is put back after the check. Costs nothing until the tripwire is called.
-    """
+    """While a check runs, every name the learner's code reaches the course's version by points to a tripwire
+    that notes each call from outside the package and hands it on; all is put back after."""
     calls: list[str] = []
     module = sys.modules.get(getattr(reference, "__module__", None) or "")
     name = getattr(reference, "__name__", None)

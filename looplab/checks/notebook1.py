@@ -1,7 +1,5 @@
 """Checks for notebook 1, one tool call: the calculator, its tool definition, one_shot."""
 
-from __future__ import annotations
-
 import ast
 import inspect
 import textwrap
@@ -117,5 +115,4 @@ def check_one_shot(one_shot, report: Report) -> None:
                        expected=scenario.expected)
 
 
-# The course manifest (looplab/course.py) names this module; these are what it reads.
 CHECKERS = {"1.1": check_calculator, "1.2": check_tool_definition, "1.3": check_one_shot}

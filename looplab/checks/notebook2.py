@@ -1,9 +1,4 @@
-"""Checks for notebook 2, closing the loop: tool_result, agent_turn, and agent_turn's hard cap.
-
-agent_turn is played on the scenarios below by the harness it shares with notebook 3 (turns.py).
-"""
-
-from __future__ import annotations
+"""Checks for notebook 2, closing the loop: tool_result, agent_turn (played by turns.py), its hard cap."""
 
 from .. import scripted
 from ..catalogue import catalogue
@@ -13,7 +8,7 @@ from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from ..tools import TOOLS, is_error, run_tool
 from . import turns
 from .core import Report, Scenario
-from .turns import run_scenario, short, stopped_by_cap
+from .turns import agent_turn_checker, never_stopping, short
 
 QUESTION = turns.START["content"]
 CHAINED = ("A warehouse holds 1250 crates of 48 boxes, and each box holds 36 bottles. "
@@ -89,26 +84,14 @@ AGENT_TURN_SCENARIOS = [
              [{"role": "user", "content": CHAINED}]),
 ]
 
-
-def check_agent_turn(agent_turn, report: Report) -> None:
-    report.require_function(agent_turn, "agent_turn")
-    for scenario in AGENT_TURN_SCENARIOS:
-        run_scenario(agent_turn, scenario, report)
-
-
 # --- 2.3 the cap --------------------------------------------------------------------------------------
 
-CAPS = (1, 3, None)  # None: the default, 10
+CAP_SCENARIOS = [  # None: the default cap, 10
+    *(never_stopping(cap) for cap in (1, 3, None)), TEXT_FIRST,
+    Scenario("chain_just_enough", CHAIN_REPLIES, [{"role": "user", "content": CHAINED}],
+             options={"max_iterations": len(CHAIN_REPLIES)}),
+]
 
 
-def check_cap(agent_turn, report: Report) -> None:
-    report.require_function(agent_turn, "agent_turn")
-    for cap in CAPS:
-        stopped_by_cap(agent_turn, cap, report)
-    run_scenario(agent_turn, TEXT_FIRST, report)
-    run_scenario(agent_turn, Scenario("chain_just_enough", CHAIN_REPLIES, [{"role": "user", "content": CHAINED}],
-                                      options={"max_iterations": len(CHAIN_REPLIES)}), report)
-
-
-# The course manifest (looplab/course.py) names this module; these are what it reads.
-CHECKERS = {"2.1": check_tool_result, "2.2": check_agent_turn, "2.3": check_cap}
+CHECKERS = {"2.1": check_tool_result, "2.2": agent_turn_checker(AGENT_TURN_SCENARIOS),
+            "2.3": agent_turn_checker(CAP_SCENARIOS)}

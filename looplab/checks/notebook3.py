@@ -1,14 +1,8 @@
 """Checks for notebook 3, matching ids: run_tools, unanswered_tool_uses, agent_turn for parallel calls.
 
-The id is the only thread between a call and its result, so every check here looks at ids AND at
-what travels with them: a result citing the right id must hold that call's output, whatever the
-order of the results. Histories are compared on meaning (recordings.canonical_blocks), so SDK
-objects and the dicts a learner writes compare equal when the API would see the same thing.
-agent_turn is played by the harness it shares with notebook 2 (turns.py); the rows of
-texts/notebook3.toml that share a key with turns.toml are this notebook's own wording of the same failure.
+The id is the only thread between a call and its result, so a result citing the right id must hold
+that call's output, in any order. agent_turn is played by the harness of notebook 2 (turns.py).
 """
-
-from __future__ import annotations
 
 from anthropic.types import Message
 
@@ -19,7 +13,7 @@ from ..history import to_wire
 from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from . import turns
 from .core import Report, Scenario
-from .turns import DEFAULT_CAP, outline_with_ids, run_scenario, stopped_by_cap, verify_results
+from .turns import DEFAULT_CAP, agent_turn_checker, never_stopping, outline_with_ids, verify_results
 
 QUESTION = "Please work these out for me."
 HISTORY = [{"role": "user", "content": QUESTION}]
@@ -56,7 +50,11 @@ def check_run_tools(run_tools, report: Report) -> None:
         report.enter(scenario.key)
         message = scripted_message(*scenario.given)
         calls = [block for block in to_wire(message.content) if block["type"] == "tool_use"]
-        results = turns.call_learner(run_tools, report, message)
+        try:
+            results = run_tools(message)
+        except AttributeError as error:
+            turns.block_confusion(error, report)  # a block taken by position gets a precise failure
+            raise
         verify_results(calls, results, report, report.words("run_tools_call"))
         if calls:  # the API must accept them as the next user message
             client, _ = scripted.scripted_client([DONE], call_limit=1)
@@ -158,16 +156,9 @@ AGENT_SCENARIOS = [  # asked after QUESTION; each answer is the last reply's tex
                          reply(text("12 × 12 = 144. Let me check that with"), calc("144 / 12"),
                                stop_reason="max_tokens")], HISTORY),
     Scenario("no_tool", [reply(text("Hello! Ask me any arithmetic."))], HISTORY),
+    # The scripted model answers one call past the cap, then refuses.
+    *(never_stopping(cap, call_limit=(cap or DEFAULT_CAP) + 1) for cap in (3, None)),
 ]
 
 
-def check_agent_turn(agent_turn, report: Report) -> None:
-    report.require_function(agent_turn, "agent_turn")
-    for scenario in AGENT_SCENARIOS:
-        run_scenario(agent_turn, scenario, report)
-    for cap in (3, None):  # the scripted model answers one call past the cap, then refuses
-        stopped_by_cap(agent_turn, cap, report, call_limit=(cap or DEFAULT_CAP) + 1)
-
-
-# The course manifest (looplab/course.py) names this module; these are what it reads.
-CHECKERS = {"3.1": check_run_tools, "3.2": check_unanswered_tool_uses, "3.3": check_agent_turn}
+CHECKERS = {"3.1": check_run_tools, "3.2": check_unanswered_tool_uses, "3.3": agent_turn_checker(AGENT_SCENARIOS)}

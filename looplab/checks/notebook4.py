@@ -1,28 +1,12 @@
 """Checks for notebook 4, your agent: `run`, the whole agent as a program over two streams.
 
-`run(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10)` is checked as
-a program is: lines go in through an `io.StringIO`, and what it writes to the other `io.StringIO`
-is compared with the transcript it should print, exactly:
-
-    User> [tool] calculator({'expression': '4823 * 1979'}) -> 9544717
-    Agent> 4823 × 1979 = 9,544,717.
-    User>
-
-(the typed line is not echoed: it comes from a stream, not a keyboard). The only tolerance is at
-the very end: trailing spaces and newlines after the last prompt are ignored.
-
-Where the wording is the learner's own (a reply cut short by `max_tokens`, a `refusal`, the cap
-reached), the check asks for an `Agent>` line in that turn that names what happened: the stop reason
-itself ("max_tokens", "refusal", "max_iterations"), or plain words such as "cut short", "truncated",
-"refused", "stopped" (see `MAX_TOKENS_WORDS`, `REFUSAL_WORDS`, `CAP_WORDS`). The scripted text of
-those replies holds none of them. After each way a turn can end, a next line is read: its request
-must carry the earlier turns and not the reply that was dropped.
-
-While the check runs, the built-in `input` and `sys.stdin` refuse to be used: run must read its
-input_stream, or it could not be tested, scripted or graded.
+`run(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10)` reads lines from
+one `io.StringIO` and must write the transcript of expected_output to the other, exactly (bar trailing
+white space at the very end). Where the words are the learner's own (`max_tokens`, `refusal`, the cap),
+that turn's `Agent>` line must name what happened (`MAX_TOKENS_WORDS`, `REFUSAL_WORDS`, `CAP_WORDS`), and
+the next line's request must keep the earlier turns and drop the cut reply. `input` and `sys.stdin` refuse
+to be used: a run that reads its input_stream is one that can be tested, scripted and graded.
 """
-
-from __future__ import annotations
 
 import builtins
 import contextlib
@@ -31,6 +15,7 @@ import sys
 from dataclasses import dataclass
 from itertools import zip_longest
 from types import SimpleNamespace
+from typing import Callable
 from unittest import mock
 
 import anthropic
@@ -131,39 +116,27 @@ def _said(report: Report, output: str, words: tuple[str, ...], key: str) -> list
     return turns
 
 
-def _went_on(report: Report, turns: list[str], turn, first_line: str, next_request: int,
-             dropped: int | None = None) -> None:
-    """The next line is answered as usual; its request starts with the first line read (the earlier turns are
-    kept) and no longer holds the reply number `dropped` (a cut or refused reply)."""
-    report.require(len(turns) >= 2 and turns[1].rstrip() == ANSWERED_AS_USUAL, "next_line",
-                   wrote=turns[1] if len(turns) > 1 else report.words("nothing"))
-    sent = to_wire(turn.requests[next_request].get("messages", []))
-    report.require(bool(sent) and _text_of(sent[0].get("content")) == first_line, "lost_earlier_turns",
-                   line=first_line, first=sent[0] if sent else None)
-    if dropped is not None:
-        content = canonical_blocks(turn.responses[dropped]["content"])
-        kept = any(m.get("role") == "assistant" and canonical_blocks(m.get("content")) == content for m in sent)
-        report.require(not kept, "kept_dropped_reply", content=turn.responses[dropped]["content"])
-
-
-def _said_cut_then_went_on(report: Report, output: str, turn) -> None:
-    turns = _said(report, output, MAX_TOKENS_WORDS, "not_said_cut")
-    _went_on(report, turns, turn, QUESTION, next_request=1, dropped=0)
+def _said_then_went_on(words: tuple[str, ...], key: str, first_line: str, next_request: int,
+                       dropped: int | None = None) -> Callable:
+    """A `then`: the turn's Agent> line names what happened; the next line is answered as usual, its request
+    starts with the first line read (the earlier turns are kept) and no longer holds reply `dropped`."""
+    def then(report: Report, output: str, turn) -> None:
+        turns = _said(report, output, words, key)
+        report.require(len(turns) >= 2 and turns[1].rstrip() == ANSWERED_AS_USUAL, "next_line",
+                       wrote=turns[1] if len(turns) > 1 else report.words("nothing"))
+        sent = to_wire(turn.requests[next_request].get("messages", []))
+        report.require(bool(sent) and _text_of(sent[0].get("content")) == first_line, "lost_earlier_turns",
+                       line=first_line, first=sent[0] if sent else None)
+        if dropped is not None:
+            content = canonical_blocks(turn.responses[dropped]["content"])
+            kept = any(m.get("role") == "assistant" and canonical_blocks(m.get("content")) == content for m in sent)
+            report.require(not kept, "kept_dropped_reply", content=turn.responses[dropped]["content"])
+    return then
 
 
 def _ran_no_cut_call(report: Report, output: str, turn) -> None:
     report.require(not any("[tool]" in turn for turn in _turns(output)), "printed_cut_call", wrote=output)
     _said(report, output, MAX_TOKENS_WORDS, "not_said_cut_call")
-
-
-def _said_refused(report: Report, output: str, turn) -> None:
-    turns = _said(report, output, REFUSAL_WORDS, "not_said_refused")
-    _went_on(report, turns, turn, REFUSED_LINE, next_request=1, dropped=0)
-
-
-def _said_cap_then_went_on(report: Report, output: str, turn) -> None:
-    turns = _said(report, output, CAP_WORDS, "not_said_cap")
-    _went_on(report, turns, turn, QUESTION, next_request=CAP)
 
 
 def _custom_sent(report: Report, output: str, turn) -> None:
@@ -201,16 +174,18 @@ RUN_SCENARIOS = [  # Run(key, replies, the lines run reads, ...)
     Run("empty_line", TWO_TURNS[:2], f"{QUESTION}\n\n{FOLLOW_UP}\n", again="went_on",
         stray=(TooManyCalls, anthropic.BadRequestError), note="end_ok"),
     Run("cut_short", [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), *ANSWERED],
-        ASKED + NEXT_LINE, exact=False, then=_said_cut_then_went_on, crash="crash_on_stop"),
+        ASKED + NEXT_LINE, exact=False, crash="crash_on_stop",
+        then=_said_then_went_on(MAX_TOKENS_WORDS, "not_said_cut", QUESTION, next_request=1, dropped=0)),
     Run("cut_in_call", [reply(text("I'll use the calculator."), calc("4823 * 19"), stop_reason="max_tokens")], ASKED,
         exact=False, then=_ran_no_cut_call, again="ran_cut_call"),
     Run("refusal", [reply(stop_reason="refusal"), *ANSWERED], f"{REFUSED_LINE}\n{NEXT_LINE}", exact=False,
-        then=_said_refused, crash="crash_on_stop"),
+        then=_said_then_went_on(REFUSAL_WORDS, "not_said_refused", REFUSED_LINE, next_request=1, dropped=0),
+        crash="crash_on_stop"),
     Run("never_stops", never_stops, ASKED, exact=False, again="past_cap", crash="crash_on_cap",
         call_limit=CAP, options={"max_iterations": CAP}),
     Run("cap_then_next_line", [reply(calc(f"{n} + {n}")) for n in range(1, CAP + 1)] + ANSWERED, ASKED + NEXT_LINE,
-        exact=False, then=_said_cap_then_went_on, note="never_stops_ok", again="past_cap", crash="crash_on_cap",
-        options={"max_iterations": CAP}),
+        exact=False, then=_said_then_went_on(CAP_WORDS, "not_said_cap", QUESTION, next_request=CAP),
+        note="never_stops_ok", again="past_cap", crash="crash_on_cap", options={"max_iterations": CAP}),
     Run("custom_system", [reply(text("9544717."))], ASKED, exact=False, then=_custom_sent,
         options={"system": CUSTOM_SYSTEM}),
 ]
@@ -226,10 +201,7 @@ MINIMAL_OUTPUT = expected_output([reply(calc("4823 * 1979")), reply(text("It is 
 # --- the session: guarded keyboard, bounded streams -------------------------------------------------------
 
 class Session:
-    """One check of run: input() and sys.stdin refuse to be used, print() to the notebook is noticed.
-
-    A forbidden read is remembered even when the learner's code swallows the exception.
-    """
+    """One check of run: input() and sys.stdin refuse (remembered if the code swallows it), print() is noticed."""
 
     def __init__(self, run, report: Report):
         self.run, self.report = run, report
@@ -387,5 +359,4 @@ class MinimalClient:
         return self.replies.pop(0)
 
 
-# The course manifest (looplab/course.py) names this module; these are what it reads.
 CHECKERS = {"4.1": check_run}

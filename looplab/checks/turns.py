@@ -1,18 +1,14 @@
 """One harness for every check of agent_turn (2.2, 2.3, 3.3) and of the results it sends (3.1).
 
-A scenario here (core.Scenario) is the scripted replies, the history before the call (`given`) and
-the options (max_iterations). What agent_turn should do follows from them: call the model once per
-reply, keep each reply verbatim, answer each round of calls with ONE user message of results,
-return the last reply's text. Notebooks 2 and 3 play the same scenarios through the same code;
-where notebook 3 words a failure differently (its learners have met run_tools), its catalogue's
-row replaces this one's.
+A scenario's replies and history (`given`) say what agent_turn should do: call the model once a reply,
+keep each reply verbatim, answer each round of calls with ONE user message of results, return the
+last reply's text. Where notebook 3 words a failure differently, its catalogue's row replaces this one's.
 """
-
-from __future__ import annotations
 
 import json
 from itertools import zip_longest
 from types import SimpleNamespace
+from typing import Callable
 
 import anthropic
 
@@ -78,26 +74,26 @@ def verify_results(calls: list[dict], results, report: Report, where: str) -> No
 
 # --- playing agent_turn on a scenario ---------------------------------------------------------------------
 
-def _block_confusion(error, report: Report) -> None:
+def agent_turn_checker(scenarios: list[Scenario]) -> Callable:
+    """An agent_turn exercise's checker: its scenarios in order, one that never stops met by stopped_by_cap."""
+    def check_agent_turn(agent_turn, report: Report) -> None:
+        report.require_function(agent_turn, "agent_turn")
+        for scenario in scenarios:
+            (stopped_by_cap if scenario.replies is never_stops else run_scenario)(agent_turn, scenario, report)
+    return check_agent_turn
+
+
+def block_confusion(error, report: Report) -> None:
     """An AttributeError on a block (a text block has no .name...): the reply's blocks were taken by position."""
     if isinstance(error, AttributeError) and any(kind in str(error) for kind in BLOCK_TYPES):
         raise report.failure("block_confusion", error=error, where=learner_frame(error)) from None
-
-
-def call_learner(function, report: Report, *args):
-    """Call the learner's function on SDK objects; a block taken by position gets a precise failure."""
-    try:
-        return function(*args)
-    except AttributeError as error:
-        _block_confusion(error, report)
-        raise
 
 
 def play_turn(agent_turn, scenario: Scenario, report: Report):
     """Play agent_turn once on a copy of the scenario's history (`given`); what it did, and the list it was handed."""
     messages = [dict(message) for message in scenario.given]
     turn = play(lambda client: agent_turn(client, messages, **scenario.options), scenario)
-    _block_confusion(turn.error, report)
+    block_confusion(turn.error, report)
     return turn, messages
 
 
@@ -146,14 +142,19 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
     report.note("scenario_passed", made=turn.calls)
 
 
-def stopped_by_cap(agent_turn, cap: int | None, report: Report, call_limit: int = 25) -> None:
+def never_stopping(cap: int | None, call_limit: int = 25) -> Scenario:
+    """A model that never stops, met with max_iterations=cap (None: the default); it answers `call_limit` calls."""
+    return Scenario("never_stops" if cap else "never_stops_default", never_stops, [START],
+                    options={"max_iterations": cap} if cap else {}, call_limit=call_limit)
+
+
+def stopped_by_cap(agent_turn, scenario: Scenario, report: Report) -> None:
     """A model that never stops: agent_turn must stop after max_iterations calls, history valid, and raise."""
+    cap = scenario.options.get("max_iterations")
     limit = cap or DEFAULT_CAP
-    scenario = Scenario("never_stops" if cap else "never_stops_default", never_stops, [START],
-                        options={"max_iterations": cap} if cap else {}, call_limit=call_limit)
     report.enter(scenario.key, cap=cap)
     turn, messages = play_turn(agent_turn, scenario, report)
-    said = dict(calls=turn.calls, limit=limit, over=call_limit)
+    said = dict(calls=turn.calls, limit=limit, over=scenario.call_limit)
     if isinstance(turn.error, TooManyCalls):
         raise report.failure("cap_never_stopped", **said)
     if turn.error is None:
