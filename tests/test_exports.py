@@ -255,7 +255,8 @@ def test_a_learner_named_like_a_formula_is_text_in_every_csv(exported):
 
 def test_the_command_line_warns_about_learners_not_on_the_roster(exported):
     _, run = exported
-    assert "not on the roster, so not in canvas.csv: stub" in run.stderr
+    assert "not on the roster (their rows are in the gradebook, under their own names): stub" in run.stderr
+    assert "so not in canvas.csv: stub" in run.stderr
 
 
 def test_the_command_line_writes_the_report_with_links_to_feedback(exported):

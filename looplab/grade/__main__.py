@@ -120,8 +120,8 @@ def write_exports(args, result: GradingResult, roster: Roster | None, elapsed: f
         write_csv_rows(Path(args.wide), header, table)
     if args.canvas:
         export = write_canvas(result.rows, roster, Path(args.canvas))
-        if export.not_on_roster:
-            notes.append(f"not on the roster, so not in {args.canvas}: {', '.join(export.not_on_roster)}")
+        if export.not_on_roster:  # named above already; this says what it means for the Canvas file
+            notes.append(f"so not in {args.canvas}: {', '.join(export.not_on_roster)}")
     if args.report:
         write_report(result.rows, Path(args.report), result.feedback, roster)
     if args.gradescope:
