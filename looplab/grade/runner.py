@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .in_kernel import MIME
+from .grader_reports import MISSING, key_of, read_report
 from .kernel_cells import grader_cell_source
 from .kernels import KERNEL_NAME, TEMPLATES, ForkServer, provisioner_registered, write_kernel_spec
 from .outcome import Outcome
@@ -71,21 +71,6 @@ async def _wait_ready(kc, km, timeout: float) -> None:
                     return
         except Empty:
             continue
-
-
-def _payload(cell, nonce: str) -> tuple[dict | None, int]:
-    found = []
-    for output in cell.get("outputs", []):
-        data = output.get("data", {}) if output.get("output_type") == "display_data" else {}
-        value = data.get(MIME)
-        if isinstance(value, str):
-            try:
-                value = json.loads(value)
-            except ValueError:
-                value = None
-        if isinstance(value, dict) and value.get("nonce") == nonce:
-            found.append(value)
-    return (found[0] if len(found) == 1 else None), len(found)
 
 
 def _cell_error(cell) -> str | None:
@@ -282,7 +267,8 @@ class Grader:
             outcome.current = index
             grader_cell = plan.origin[index] if isinstance(plan.origin[index], GraderCell) else None
             if grader_cell is not None:
-                cell.source = grader_cell_source(self._step_args(plan, outcome, grader_cell))
+                request = self._step_args(plan, outcome, grader_cell, index)
+                cell.source = grader_cell_source(request)
             elif cell.source.strip():
                 session.count += 1
             try:
@@ -291,21 +277,29 @@ class Grader:
             except DeadKernelError:
                 outcome.died_at = index
                 return
-            if grader_cell is not None:
-                payload, seen = _payload(cell, plan.nonce)
-                if seen > 1:
-                    outcome.forged.add(index)
-                elif payload is None or "error" in payload:
-                    outcome.failures[index] = payload["error"] if payload else (_cell_error(cell) or
-                                                                                "it showed no result")
-                    if grader_cell.step == "start":
-                        return
-                else:
-                    outcome.payloads[index] = payload
+            if grader_cell is not None and not self._take_report(outcome, cell, index, request):
+                return
 
-    def _step_args(self, plan: Plan, outcome: Outcome, grader_cell: GraderCell) -> dict:
-        """The STEP in_kernel.main gets: the nonce, and after the start what the start recorded."""
-        args: dict = {"nonce": plan.nonce, "step": grader_cell.step}
+    @staticmethod
+    def _take_report(outcome: Outcome, cell, index: int, request: dict) -> bool:
+        """Keep what a grader cell reported (grader_reports.py); False if the run can't go on."""
+        start = request["step"] == "start"
+        payload, problem = read_report(cell, request, None if start else key_of(outcome.payloads.get(0)))
+        if payload is not None and "error" not in payload:
+            outcome.payloads[index] = payload
+        elif payload is not None or start or index in outcome.timed_out:  # the grader's own failure
+            outcome.failures[index] = payload["error"] if payload else (
+                _cell_error(cell) or ("it ran past its time limit" if index in outcome.timed_out
+                                      else "it showed no result" if problem == MISSING
+                                      else f"its result was {problem}"))
+            return not start
+        else:
+            outcome.forged[index] = problem
+        return True
+
+    def _step_args(self, plan: Plan, outcome: Outcome, grader_cell: GraderCell, index: int) -> dict:
+        """The STEP in_kernel gets: the nonce, which cell, and after the start what the start recorded."""
+        args: dict = {"nonce": plan.nonce, "step": grader_cell.step, "cell": index}
         if grader_cell.step != "start":
             start = next((p for p in outcome.payloads.values() if p.get("step") == "start"), {})
             args.update(modules=start.get("modules", []), builtins=start.get("builtins", []),
