@@ -202,6 +202,22 @@ def expected_rows() -> list[tuple]:
     expected += rows_of("tampered_code", NB1, *[(n, 0, "tampered with the checks",
                                                  Has("looplab.checks.notebook1.check_calculator"))
                                                 for n in nb1])
+    expected += forgery_rows(stub)
+    return sorted(expected, key=lambda row: row[0].lower())  # the gradebook's order: by learner, then file
+
+
+def forgery_rows(stub: list[tuple]) -> list[tuple]:
+    """The forgeries of the grader's report (make_fixtures.py): each in the stub, so a forgery that worked
+    would show "solved" where these show tampering (or, when it was never called, the stub's own rows)."""
+    forged = "an output imitated the grader's own results (the check of exercise 1.1: forged)"
+    hidden = ("the grader's report from the check of exercise 1.1 never arrived "
+              "(hidden, or the cell was kept from running)")
+    ids = COURSE.notebook(NB1).ids
+    expected = rows_of("honest_append", NB1, *solved(*ids))  # changes looplab.tools.TOOLS after the last check
+    expected += rows_of("shadowed_exec", NB1, *stub)  # the grader's cells never call `exec` by name
+    for learner, message in [("hidden_report", hidden), ("hijacked_display", forged), ("shadowed_import", forged),
+                             ("transformed", forged)]:
+        expected += rows_of(learner, NB1, *[(n, 0, "tampered with the checks", message) for n in ids])
     return expected
 
 
