@@ -200,3 +200,18 @@ def test_the_first_report_brings_the_key_the_later_ones_are_signed_with(monkeypa
     runner.run(later)
     payload, problem = read_report(signed_cell(published[1][in_kernel.MIME]), later, key_of(start_payload))
     assert problem is None and payload["results"]["1.1"]["kind"] == SOLVED
+
+
+def test_appending_to_the_courses_tools_changes_the_fingerprint():
+    """So it counts when a check runs (rows.py); after the last check it no longer can (tests/test_grade_reports.py)."""
+    from looplab.tools import TOOLS
+
+    first = start()
+    TOOLS.append({"name": "clock", "description": "The time now.", "input_schema": {"type": "object"}})
+    try:
+        report = in_kernel.payload_for(check_step(first, []), {})["before"]
+    finally:
+        TOOLS.pop()
+    reference = dict(line.split("\t", 1) for line in first["fingerprint"].splitlines())
+    now = dict(line.split("\t", 1) for line in report["prints"].splitlines())
+    assert "looplab.tools.TOOLS" in {name for name in reference if reference[name] != now.get(name)}
