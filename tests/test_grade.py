@@ -216,7 +216,7 @@ def forgery_rows(stub: list[tuple]) -> list[tuple]:
     expected = rows_of("honest_append", NB1, *solved(*ids))  # changes looplab.tools.TOOLS after the last check
     expected += rows_of("shadowed_exec", NB1, *stub)  # the grader's cells never call `exec` by name
     for learner, message in [("hidden_report", hidden), ("hijacked_display", forged), ("shadowed_import", forged),
-                             ("transformed", forged)]:
+                             ("transformed", forged), ("ast_transformed", forged)]:
         expected += rows_of(learner, NB1, *[(n, 0, "tampered with the checks", message) for n in ids])
     return expected
 

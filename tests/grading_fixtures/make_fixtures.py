@@ -28,6 +28,7 @@ the file-name rule:
     hijacked_display/01_one_tool_call    replaces the display publisher, rewriting the grader's results
     hidden_report/01_one_tool_call       patches run_check and hides the grader's reports (they would show it)
     transformed/01_one_tool_call         an input transformer that rewrites the grader's cells
+    ast_transformed/01_one_tool_call     an AST transformer that rewrites the grader's call of its own code
     other_course/01_one_tool_call        exercises 7.1 to 7.3: not this course
     empty/                               a learner folder without a notebook
     invalid_json-01_one_tool_call.ipynb  a notebook cut short
@@ -190,6 +191,35 @@ def rewrite(lines):
 
 get_ipython().input_transformers_post.append(rewrite)'''
 
+AST_TRANSFORM = FAKE_REPORT + '''
+
+
+import ast
+
+from IPython.display import publish_display_data
+
+
+def forge(request):
+    publish_display_data(fake_report(request))
+
+
+class Forge(ast.NodeTransformer):
+    """Every call handing the grader's code its STEP (a literal dict) becomes a call of forge(STEP)."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        try:
+            request = ast.literal_eval(node.args[-1]) if node.args else None
+        except ValueError:
+            return node
+        request = request.get("STEP", request) if isinstance(request, dict) else None
+        if not isinstance(request, dict) or "nonce" not in request or request.get("step") == "start":
+            return node
+        return ast.Call(ast.Name("forge", ast.Load()), [ast.parse(repr(request), mode="eval").body], [])
+
+
+get_ipython().ast_transformers.append(Forge())'''
+
 HONEST_APPEND = '''\
 from looplab.tools import TOOLS
 
@@ -328,7 +358,7 @@ def build(target: Path) -> list[Path]:
     write(f"honest_append/{NB1}.ipynb", with_cell(solution(NB1), HONEST_APPEND, "fixture-append", index=None))
     for learner, source in [("shadowed_exec", SHADOW_EXEC), ("shadowed_import", SHADOW_IMPORT),
                             ("hijacked_display", HIJACK_DISPLAY), ("hidden_report", HIDE_REPORTS),
-                            ("transformed", TRANSFORM)]:
+                            ("transformed", TRANSFORM), ("ast_transformed", AST_TRANSFORM)]:
         write(f"{learner}/{NB1}.ipynb", with_cell(learner_version(solution(NB1)), source, f"fixture-{learner}"))
     write(f"other_course/{NB1}.ipynb", other_course())
 
