@@ -102,6 +102,14 @@ def expected_for(*learners: str) -> list[tuple]:
     return [row for row in expected_rows() if (row[0] in learners if learners else row[0] != ENDLESS)]
 
 
+def given_below(rows: list[tuple]) -> list[tuple]:
+    """The expected rows of a run given a learner's folder (`submissions/partial`) or a notebook in one,
+    rather than `submissions`: the gradebook's `file` starts at the folder given, or at the one holding
+    the notebook given (`partial/01_one_tool_call.ipynb`)."""
+    prefix = f"{SUBMISSIONS.name}/"
+    return [row[:FILE] + (row[FILE].removeprefix(prefix),) + row[FILE + 1:] for row in rows]
+
+
 def fixture_cell(relative: str, predicate) -> int:
     """The 1-based number of the first cell of a fixture notebook matching `predicate`."""
     notebook = nbformat.read(SUBMISSIONS / relative, as_version=4)
