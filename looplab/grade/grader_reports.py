@@ -13,6 +13,7 @@ import hmac
 from hashlib import sha256
 
 from .in_kernel import MIME
+from .outcome import Outcome
 
 # Why a grader cell that finished has no report to believe.
 MISSING = "missing"  # no output under MIME: hidden, or the cell was kept from running
@@ -66,3 +67,32 @@ def key_of(start_payload: dict | None) -> bytes | None:
         return bytes.fromhex(start_payload["key"]) if start_payload else None
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
+
+
+def take_report(outcome: Outcome, cell, index: int, request: dict) -> bool:
+    """Keep what the grader cell at `index` reported, answering `request`; False if the run can't go on.
+
+    A believable report goes to `outcome.payloads`, or, if it says the grader's code failed, to
+    `outcome.failures`, as does a first cell without one (it ran before any learner code: the
+    grader's own failure) and a cell interrupted at its time limit. Any other cell without one is
+    in `outcome.forged`: tampering (rows.py).
+    """
+    start = request["step"] == "start"
+    payload, problem = read_report(cell, request, None if start else key_of(outcome.payloads.get(0)))
+    if payload is not None and "error" not in payload:
+        outcome.payloads[index] = payload
+    elif payload is not None or start or index in outcome.timed_out:
+        outcome.failures[index] = payload["error"] if payload else (
+            cell_error(cell) or ("it ran past its time limit" if index in outcome.timed_out
+                                 else "it showed no result" if problem == MISSING else f"its result was {problem}"))
+        return not start
+    else:
+        outcome.forged[index] = problem
+    return True
+
+
+def cell_error(cell) -> str | None:
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            return f"{output.get('ename')}: {output.get('evalue')}"
+    return None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .grader_reports import MISSING, key_of, read_report
+from .grader_reports import take_report
 from .kernel_cells import grader_cell_source
 from .kernels import KERNEL_NAME, TEMPLATES, ForkServer, provisioner_registered, write_kernel_spec
 from .outcome import Outcome
@@ -71,13 +71,6 @@ async def _wait_ready(kc, km, timeout: float) -> None:
                     return
         except Empty:
             continue
-
-
-def _cell_error(cell) -> str | None:
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "error":
-            return f"{output.get('ename')}: {output.get('evalue')}"
-    return None
 
 
 class Grader:
@@ -277,25 +270,8 @@ class Grader:
             except DeadKernelError:
                 outcome.died_at = index
                 return
-            if grader_cell is not None and not self._take_report(outcome, cell, index, request):
+            if grader_cell is not None and not take_report(outcome, cell, index, request):
                 return
-
-    @staticmethod
-    def _take_report(outcome: Outcome, cell, index: int, request: dict) -> bool:
-        """Keep what a grader cell reported (grader_reports.py); False if the run can't go on."""
-        start = request["step"] == "start"
-        payload, problem = read_report(cell, request, None if start else key_of(outcome.payloads.get(0)))
-        if payload is not None and "error" not in payload:
-            outcome.payloads[index] = payload
-        elif payload is not None or start or index in outcome.timed_out:  # the grader's own failure
-            outcome.failures[index] = payload["error"] if payload else (
-                _cell_error(cell) or ("it ran past its time limit" if index in outcome.timed_out
-                                      else "it showed no result" if problem == MISSING
-                                      else f"its result was {problem}"))
-            return not start
-        else:
-            outcome.forged[index] = problem
-        return True
 
     def _step_args(self, plan: Plan, outcome: Outcome, grader_cell: GraderCell, index: int) -> dict:
         """The STEP in_kernel gets: the nonce, which cell, and after the start what the start recorded."""
