@@ -23,7 +23,7 @@ for what it says; a report counts only if it carries the MAC of a key the grader
 no learner code had run yet:
 - "start" runs in the fresh kernel, before the learner's first cell. It makes the key (random bytes,
   never in any cell's text, so never in a transformer's or a shadowed `exec`'s hands), leaves the
-  signing function `run` in `MODULES[RUNNER]`, and sends the key in its own report.
+  signing function `run` in `sys.modules[RUNNER]`, and sends the key in its own report.
 - every later cell only imports RUNNER and calls `run(STEP)`. Whatever the learner did to names,
   publishers or transformers, the worst it can achieve is that no correctly signed report arrives,
   and a grader cell that finished without exactly one correctly signed report answering its own
@@ -33,7 +33,9 @@ no learner code had run yet:
   start: no Python-level library function (json, hmac) the learner could patch touches it between
   the checks and the signature. The module's functions see builtins through a copy made at start.
 What this cannot stop: code written to read the grader's own objects out of the process (the key in
-`run`'s closure, through frames or the garbage collector) or to patch the interpreter itself.
+`run`'s closure, through frames or the garbage collector) or to patch the interpreter itself; and
+code that ran before "start" (a startup file planted in the kernel's IPython directory by another
+kernel: keeping kernels apart is the sandbox's job), which the first fingerprint takes as it finds.
 
 The same functions run in-process in tests/test_grade_in_kernel.py.
 """
@@ -50,7 +52,7 @@ from IPython.core.getipython import get_ipython
 from IPython.display import publish_display_data
 
 MIME = "application/vnd.looplab.grader+json"
-RUNNER = "__looplab_grader__"  # the module "start" leaves in MODULES; later grader cells import it
+RUNNER = "__looplab_grader__"  # the module "start" leaves in sys.modules; later grader cells import it
 
 # Captured when the start cell runs, before any learner code: later rebinding of these module
 # attributes (hashlib.sha256 = ..., sys.modules = ...) changes nothing the grader's code uses.
