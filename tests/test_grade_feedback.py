@@ -18,7 +18,7 @@ from tests.test_grade import NB1, SUBMISSIONS
 
 def test_names_that_make_the_same_safe_name_get_their_own_feedback_folders():
     assert feedback_folder("O_Brien") == "O_Brien"
-    assert re.fullmatch(r"O_Brien-[0-9a-f]{8}", feedback_folder("O Brien"))
+    assert re.fullmatch(r"O_Brien~[0-9a-f]{8}", feedback_folder("O Brien"))
     assert feedback_folder("O Brien") != feedback_folder("O_Brien") != feedback_folder("O'Brien")
     assert feedback_folder("O Brien") == feedback_folder("O Brien")  # the same folder on every run
     for name in ("..", ".", ".hidden", "", "a/../../b"):
@@ -29,7 +29,7 @@ def test_names_that_make_the_same_safe_name_get_their_own_feedback_folders():
 def test_two_learners_never_share_a_feedback_folder(one, other):
     if one != other:
         assert feedback_folder(one) != feedback_folder(other)
-    assert re.fullmatch(r"[\w.-]+", feedback_folder(one)) and not feedback_folder(one).startswith(".")
+    assert re.fullmatch(r"[\w.~-]+", feedback_folder(one)) and not feedback_folder(one).startswith(".")
 
 
 def feedback_for(tmp_path, learner: str, taken: dict) -> Path:
@@ -44,7 +44,7 @@ def test_each_learner_gets_their_own_feedback_notebook(tmp_path):
     taken: dict = {}
     written = [feedback_for(tmp_path, learner, taken) for learner in ("O Brien", "O_Brien", "o_brien")]
     assert len(set(written)) == 3 and all(path.is_file() for path in written)
-    assert written[0].parent.name.startswith("O_Brien-") and written[1].parent.name == "O_Brien"
+    assert written[0].parent.name.startswith("O_Brien~") and written[1].parent.name == "O_Brien"
     assert written[2].name == f"{NB1}-2.ipynb"  # o_brien/ is O_Brien/ on a disk that ignores case
 
 

@@ -113,14 +113,15 @@ def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
 def feedback_folder(learner: str) -> str:
     """The learner's folder under --feedback: never shared by two learners, the same on every run.
 
-    Their name when it is a plain folder name; else the name made safe plus a short hash of the name
-    itself (`O Brien` -> `O_Brien-<8 hex digits>`, while `O_Brien` stays `O_Brien`), so two names that
-    make the same safe name still get two folders. Never hidden, never `.` or `..`.
+    Their name when it is a plain folder name (letters, digits, `_`, `.`, `-`, not starting with `.`);
+    else the name made plain, `~`, and a short hash of the name itself (`O Brien` -> `O_Brien~<8 hex
+    digits>`, while `O_Brien` stays `O_Brien`). A plain name holds no `~`, so it never meets a changed
+    one, and two names made the same plain name differ by their hash. Never hidden, never `.` or `..`.
     """
     safe = re.sub(r"^\.", "_", re.sub(r"[^\w.-]+", "_", learner))
     if safe and safe == learner:
         return safe
-    return f"{safe or 'learner'}-{hashlib.sha256(learner.encode()).hexdigest()[:8]}"
+    return f"{safe or 'learner'}~{hashlib.sha256(learner.encode()).hexdigest()[:8]}"
 
 
 def write_feedback(folder: Path, plan: Plan, outcome: Outcome, rows: list[Row], taken: dict[Path, str]) -> Path:
