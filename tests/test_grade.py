@@ -102,6 +102,14 @@ def expected_for(*learners: str) -> list[tuple]:
     return [row for row in expected_rows() if (row[0] in learners if learners else row[0] != ENDLESS)]
 
 
+def given_below(rows: list[tuple]) -> list[tuple]:
+    """The expected rows of a run given a learner's folder (`submissions/partial`) or a notebook in one,
+    rather than `submissions`: the gradebook's `file` starts at the folder given, or at the one holding
+    the notebook given (`partial/01_one_tool_call.ipynb`)."""
+    prefix = f"{SUBMISSIONS.name}/"
+    return [row[:FILE] + (row[FILE].removeprefix(prefix),) + row[FILE + 1:] for row in rows]
+
+
 def fixture_cell(relative: str, predicate) -> int:
     """The 1-based number of the first cell of a fixture notebook matching `predicate`."""
     notebook = nbformat.read(SUBMISSIONS / relative, as_version=4)
@@ -202,6 +210,22 @@ def expected_rows() -> list[tuple]:
     expected += rows_of("tampered_code", NB1, *[(n, 0, "tampered with the checks",
                                                  Has("looplab.checks.notebook1.check_calculator"))
                                                 for n in nb1])
+    expected += forgery_rows(stub)
+    return sorted(expected, key=lambda row: row[0].lower())  # the gradebook's order: by learner, then file
+
+
+def forgery_rows(stub: list[tuple]) -> list[tuple]:
+    """The forgeries of the grader's report (make_fixtures.py): each in the stub, so a forgery that worked
+    would show "solved" where these show tampering (or, when it was never called, the stub's own rows)."""
+    forged = "an output imitated the grader's own results (the check of exercise 1.1: forged)"
+    hidden = ("the grader's report from the check of exercise 1.1 never arrived "
+              "(hidden, or the cell was kept from running)")
+    ids = COURSE.notebook(NB1).ids
+    expected = rows_of("honest_append", NB1, *solved(*ids))  # changes looplab.tools.TOOLS after the last check
+    expected += rows_of("shadowed_exec", NB1, *stub)  # the grader's cells never call `exec` by name
+    for learner, message in [("hidden_report", hidden), ("hijacked_display", forged), ("shadowed_import", forged),
+                             ("transformed", forged), ("ast_transformed", forged)]:
+        expected += rows_of(learner, NB1, *[(n, 0, "tampered with the checks", message) for n in ids])
     return expected
 
 

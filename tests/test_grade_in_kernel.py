@@ -108,12 +108,110 @@ def test_the_in_kernel_code_imports_nothing_of_the_grader():
             assert not any(alias.name.startswith("looplab.grade") for alias in node.names), ast.unparse(node)
 
 
-@pytest.mark.parametrize("step", [{"nonce": NONCE, "step": "start"}])
-def test_the_grader_cell_runs_the_module_source_on_its_step(step):
+def test_the_first_grader_cell_runs_the_module_source_on_its_step():
+    step = {"nonce": NONCE, "step": "start", "cell": 0}
     source = grader_cell_source(step)
     assert source.startswith("# Added by the looplab grader")
     compile(source, "<grader cell>", "exec")
     call = ast.parse(source).body[0].value
-    code, namespace = ast.literal_eval(call.args[0].args[0]), ast.literal_eval(call.args[1])
-    assert code.startswith(IN_KERNEL_SOURCE) and code.rstrip().endswith("main(STEP)")
-    assert namespace == {"__name__": "looplab_grader", "STEP": step}
+    code = ast.literal_eval(call.args[0].args[0])
+    assert code.startswith(IN_KERNEL_SOURCE) and code.rstrip().endswith("start(STEP)")
+    namespace = call.args[1]
+    assert ast.literal_eval(namespace.values[0]) == {"__name__": "looplab_grader", "STEP": step}
+    assert ast.unparse(namespace.values[1]) == "__import__('builtins').__dict__.copy()"
+
+
+def test_later_grader_cells_look_up_no_name_of_the_learners():
+    """Only an import statement (its `__import__` comes from the builtins) and a literal: a learner's
+    `exec`, `compile` or `print` is never called, and the STEP holds no secret."""
+    step = {"nonce": NONCE, "step": "check", "cell": 5, "modules": ["looplab"], "builtins": ["len"],
+            "expected": "abc", "exercises": [["1.1", "calculator"]]}
+    tree = ast.parse(grader_cell_source(step))
+    loaded = [node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)]
+    assert loaded == [in_kernel.RUNNER]  # the name the import statement itself just bound
+    assert isinstance(tree.body[0], ast.Import) and tree.body[0].names[0].name == in_kernel.RUNNER
+    assert ast.literal_eval(tree.body[1].value.args[0]) == step
+
+
+# --- the signed reports: made in the kernel, believed on the grader's side only when they are right -----------
+
+
+def test_the_in_kernel_mac_is_standard_hmac_sha256():
+    import hmac
+
+    key = bytes(range(32))
+    for text in ["", "{'step': 'check'}", "é" * 100]:
+        assert in_kernel.hmac_sha256(key, text) == hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+
+
+class Shouty(str):
+    def __repr__(self):
+        return "'x', 'results': {'1.1': {'kind': 'solved'}}, 'y': '"
+
+    def __str__(self):
+        return self
+
+
+def test_a_report_is_plain_builtin_types_whatever_the_learners_objects_are():
+    payload = {"message": Shouty("fine"), "count": True, "items": (1, Shouty("a")), Shouty("k"): None, "x": 1.5}
+    text = in_kernel.signed(payload, b"k" * 32)["text"]
+    assert ast.literal_eval(text) == {"message": "fine", "count": True, "items": [1, "a"], "k": None, "x": "1.5"}
+    assert "solved" not in text
+
+
+def signed_cell(*shown: dict) -> dict:
+    return {"outputs": [{"output_type": "display_data", "data": {in_kernel.MIME: item}} for item in shown]}
+
+
+def test_only_one_right_signed_report_answering_its_own_cell_is_believed():
+    from looplab.grade.grader_reports import FORGED, GARBLED, MISSING, read_report
+
+    key = bytes(32)
+    request = {"nonce": NONCE, "step": "check", "cell": 3, "exercises": [["1.1", "calculator"]]}
+    payload = {"step": "check", "results": {"1.1": {"kind": "solved"}}, "request": request}
+    good = in_kernel.signed(payload, key)
+    assert read_report(signed_cell(good), request, key) == (ast.literal_eval(good["text"]), None)
+    assert read_report(signed_cell(), request, key) == (None, MISSING)
+    assert read_report({"outputs": [{"output_type": "stream", "text": good["text"]}]}, request, key) == (None, MISSING)
+    assert read_report(signed_cell(good, good), request, key) == (None, FORGED)
+    assert read_report(signed_cell(in_kernel.signed(payload, b"x" * 32)), request, key) == (None, FORGED)
+    assert read_report(signed_cell(dict(good, text=good["text"].replace("solved", "SOLVED"))), request, key)[1] == FORGED
+    another = dict(request, cell=7)
+    assert read_report(signed_cell(good), another, key) == (None, FORGED)  # a report replayed in another cell
+    assert read_report(signed_cell({"nonce": NONCE, "step": "check"}), request, key) == (None, GARBLED)
+    assert read_report(signed_cell({"text": "__import__('os')", "mac": ""}), request, key) == (None, GARBLED)
+    assert read_report(signed_cell(good), request, None) == (None, FORGED)  # no key yet: nothing is believed
+
+
+def test_the_first_report_brings_the_key_the_later_ones_are_signed_with(monkeypatch):
+    from looplab.grade.grader_reports import key_of, read_report
+
+    published = []
+    monkeypatch.setattr(in_kernel, "publish_display_data", published.append)
+    shell = type("Shell", (), {"user_ns": {"calculator": twin(calculator)}})()
+    monkeypatch.setattr(in_kernel, "get_ipython", lambda: shell)
+    monkeypatch.delitem(in_kernel.MODULES, in_kernel.RUNNER, raising=False)
+    first = {"nonce": NONCE, "step": "start", "cell": 0}
+    in_kernel.start(first)
+    start_payload, problem = read_report(signed_cell(published[0][in_kernel.MIME]), first, None)
+    assert problem is None and "error" not in start_payload
+    runner = in_kernel.MODULES.pop(in_kernel.RUNNER)
+    later = check_step(start_payload, [["1.1", "calculator"]]) | {"cell": 4}
+    runner.run(later)
+    payload, problem = read_report(signed_cell(published[1][in_kernel.MIME]), later, key_of(start_payload))
+    assert problem is None and payload["results"]["1.1"]["kind"] == SOLVED
+
+
+def test_appending_to_the_courses_tools_changes_the_fingerprint():
+    """So it counts when a check runs (rows.py); after the last check it no longer can (tests/test_grade_reports.py)."""
+    from looplab.tools import TOOLS
+
+    first = start()
+    TOOLS.append({"name": "clock", "description": "The time now.", "input_schema": {"type": "object"}})
+    try:
+        report = in_kernel.payload_for(check_step(first, []), {})["before"]
+    finally:
+        TOOLS.pop()
+    reference = dict(line.split("\t", 1) for line in first["fingerprint"].splitlines())
+    now = dict(line.split("\t", 1) for line in report["prints"].splitlines())
+    assert "looplab.tools.TOOLS" in {name for name in reference if reference[name] != now.get(name)}

@@ -8,14 +8,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 from looplab import grade
 from looplab.course import COURSE
-from tests.test_grade import (CELL_TIMEOUT, ENDLESS, NB1, WORKDIR, expected_for, read_csv, run_grader)
+from tests.test_grade import (CELL_TIMEOUT, ENDLESS, NB1, WORKDIR, expected_for, given_below, read_csv,
+                               run_grader)
 
 
 def test_an_endless_loop_is_stopped_at_the_cell_limit_and_the_rest_still_counts(tmp_path):
     out = tmp_path / "grades.csv"
     run = run_grader(f"submissions/{ENDLESS}", "--cell-timeout", str(CELL_TIMEOUT), "--out", str(out), "--quiet")
     assert run.returncode == 0, run.stderr
-    assert [tuple(row) for row in read_csv(out)[1]] == expected_for(ENDLESS)
+    assert [tuple(row) for row in read_csv(out)[1]] == given_below(expected_for(ENDLESS))
 
 
 def test_a_notebook_past_the_total_limit_is_stopped_and_the_rest_still_counts(tmp_path):
@@ -36,7 +37,7 @@ def test_plain_kernels_grade_the_same(tmp_path):
                      "--out", str(out), "--quiet")
     assert run.returncode == 0, run.stderr
     _, rows = read_csv(out)
-    assert [tuple(row) for row in rows] == expected_for("partial", "tampered")
+    assert [tuple(row) for row in rows] == given_below(expected_for("partial", "tampered"))
 
 
 def test_without_its_provisioner_the_grader_starts_kernels_the_plain_way(monkeypatch):
@@ -49,5 +50,5 @@ def test_without_its_provisioner_the_grader_starts_kernels_the_plain_way(monkeyp
     with ThreadPoolExecutor(1) as thread:  # its own thread: an earlier test may leave this one's event loop running
         result = thread.submit(grade.grade, [f"submissions/partial/{NB1}.ipynb"], options).result()
     assert any("provisioner is not registered" in note for note in result.notes), result.notes
-    assert [tuple(str(value) for value in row.as_csv()) for row in result.rows] == [
-        row for row in expected_for("partial") if row[1] == NB1]
+    assert [tuple(str(value) for value in row.as_csv()) for row in result.rows] == given_below(
+        [row for row in expected_for("partial") if row[1] == NB1])

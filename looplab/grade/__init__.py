@@ -21,17 +21,21 @@ How a notebook is graded
   A cell that runs past `--cell-timeout` is interrupted and the run goes on; the whole notebook is
   stopped at `--timeout`. `--jobs N` (default: the number of cores) grades N notebooks at a time,
   each in its own kernel.
-- The grader adds its own cells (the source of in_kernel.py, run in a namespace of their own),
-  run without entering the history: one before the learner's first cell, which records a fingerprint of the check machinery (every function, class and constant of
-  the looplab modules, their code, and the builtins); one right before each exercise's check cell
-  (or, if the learner deleted it, before the next exercise), which runs the official
-  `looplab.checks.run_check` on the learner's object as it is at that point, between two more
-  fingerprints; one after the last cell. Grading where the check cell sits matters: notebook 2
-  redefines `agent_turn` in a later exercise, and a check at the very end would grade the wrong one.
-- Points come only from those cells' results, read from the one output that carries the nonce the
-  grader made for this run; everything a submission stores (outputs, scores) and everything the
-  learner's own cells print is ignored. If a fingerprint differs from the first one, the notebook
-  tampered with the checks and gets 0 everywhere.
+- The grader adds its own cells (in_kernel.py, kernel_cells.py), run without entering the history:
+  one before the learner's first cell, which records a fingerprint of the check machinery (every
+  function, class and constant of the looplab modules, their code, and the builtins); one right
+  before each exercise's check cell (or, if the learner deleted it, before the next exercise), which
+  runs the official `looplab.checks.run_check` on the learner's object as it is at that point,
+  between two more fingerprints; one after the last cell. Grading where the check cell sits matters:
+  notebook 2 redefines `agent_turn` in a later exercise, and a check at the very end would grade the
+  wrong one.
+- Points come only from those cells' reports, each believed only if it is signed with the key the
+  first cell made before any learner code ran, answers its own cell, and is the only one there
+  (grader_reports.py; in_kernel.py says why); everything a submission stores (outputs, scores) and
+  everything the learner's own cells print is ignored. Tampering, 0 everywhere: a grader cell that
+  finished without such a report (missing, garbled, doubled, forged), or a fingerprint around a
+  check that differs from the first one. The last cell's fingerprint does not count: what changes
+  after the last check changes no grade.
 - Which course version it was made with comes from its metadata (`looplab.course_version`, see
   course.SubmissionVersion). Exercises the course added after that version are not checked: their
   rows say "not in this version", 0 of 0 points.
@@ -57,8 +61,10 @@ by the kind the check reports (solved, not written, not solved), never by its wo
 Cells are numbered from 1, counting every cell from the top, markdown included.
 
 `--feedback DIR` writes, for each notebook that ran, the executed copy (the learner's cells with
-their new outputs, without the grader's cells) and the grade as a last markdown cell, to
-DIR/<learner>/<file name>. Submissions are only ever read.
+their new outputs, at most report.OUTPUT_LIMIT characters of them per cell, without the grader's
+cells) and the grade as a last markdown cell, to DIR/<learner's folder>/<file name>, the folder never
+shared by two learners (report.feedback_folder). Submissions are only ever read. The CSV's `file` is
+the submission's path from the folder given, that folder's name first (Submission.file).
 
 Exports, built from the rows alone: `--report FILE` the class report, one self-contained HTML page
 (class_report.py); `--canvas FILE --roster FILE` a Canvas gradebook CSV (canvas.py); `--gradescope
@@ -66,10 +72,11 @@ FILE` Gradescope's results.json (gradescope.py, run by grading/gradescope/run_au
 cell a spreadsheet would run as a formula gets a leading apostrophe (spreadsheet.py).
 
 What it cannot do: the learner's code runs in the same process as the checks (it has to: the
-checks call it), so code written specifically to attack the grader from inside the kernel
-(rewriting the grader's cells as they run, patching the interpreter) is beyond what any in-kernel
-grader can rule out. Code that redefines or patches the checks, forges their output or prints
-fake results is caught. It also runs the learner's code as you: grade untrusted submissions in a
+checks call it), so code written specifically against this grader (reading its key out of the
+process, patching the interpreter) is beyond what any in-kernel grader can rule out. Code that
+redefines or patches the checks, prints fake results, shadows the names a cell would call, replaces
+the display publisher, hides the reports or rewrites the grader's cells (input or AST transformers)
+is caught: README.md lists the fixtures that show it. It also runs the learner's code as you: grade untrusted submissions in a
 throwaway account or container.
 """
 

@@ -1,9 +1,10 @@
 """The code of the grader's own cells: it runs inside the learner's kernel, next to the learner's code.
 
-The grader never imports this module into a kernel: it reads this file's source and puts it in each
-of its cells, run in a namespace of its own (kernel_cells.grader_cell_source), followed by
-`main(STEP)`. So it may only use what the kernel has: the standard library, IPython and, looked up
-in `sys.modules`, the looplab modules the course has imported. It must never import the grader.
+The grader never imports this module into a kernel: its first cell runs this file's source in a
+namespace of its own (kernel_cells.grader_cell_source), followed by `start(STEP)`, which leaves the
+`run` of later cells in `sys.modules[RUNNER]`. So it may only use what the kernel has: the standard
+library, IPython and, looked up in `sys.modules`, the looplab modules the course has imported. It
+must never import the grader.
 
 What it does, for one grader cell (`STEP`, a dict):
 - "start", before the learner's first cell: imports the official checks and records a fingerprint
@@ -11,8 +12,30 @@ What it does, for one grader cell (`STEP`, a dict):
   and the builtins);
 - "check", before an exercise's check cell: fingerprints again, runs `looplab.checks.run_check` on
   the learner's objects as they are now, fingerprints once more;
-- "end", after the last cell: fingerprints.
-It publishes one display output under MIME carrying the run's nonce; the grader reads only that.
+- "end", after the last cell: fingerprints (reported; a change made after the last check cannot
+  change any grade, so the grader's side does not count it: rows.py).
+Each publishes one display output under MIME: its report, signed.
+
+Why signed, and how. The learner's code runs in this process, before and between the grader's cells:
+it can shadow any name a cell looks up (`exec`, even `__builtins__`), replace the display publisher,
+or rewrite a cell before it runs (input and AST transformers). So nothing a cell shows is believed
+for what it says; a report counts only if it carries the MAC of a key the grader's side learned when
+no learner code had run yet:
+- "start" runs in the fresh kernel, before the learner's first cell. It makes the key (random bytes,
+  never in any cell's text, so never in a transformer's or a shadowed `exec`'s hands), leaves the
+  signing function `run` in `sys.modules[RUNNER]`, and sends the key in its own report.
+- every later cell only imports RUNNER and calls `run(STEP)`. Whatever the learner did to names,
+  publishers or transformers, the worst it can achieve is that no correctly signed report arrives,
+  and a grader cell that finished without exactly one correctly signed report answering its own
+  STEP is tampering (grader_reports.py, on the grader's side).
+- the report is built from built-in types only and serialized with `repr` (read back with
+  `ast.literal_eval`), and signed with HMAC-SHA256 computed here from `hashlib`'s C hash captured at
+  start: no Python-level library function (json, hmac) the learner could patch touches it between
+  the checks and the signature. The module's functions see builtins through a copy made at start.
+What this cannot stop: code written to read the grader's own objects out of the process (the key in
+`run`'s closure, through frames or the garbage collector) or to patch the interpreter itself; and
+code that ran before "start" (a startup file planted in the kernel's IPython directory by another
+kernel: keeping kernels apart is the sandbox's job), which the first fingerprint takes as it finds.
 
 The same functions run in-process in tests/test_grade_in_kernel.py.
 """
@@ -21,14 +44,21 @@ from __future__ import annotations
 
 import builtins
 import hashlib
-import json
+import os
 import sys
-import types
+from types import FunctionType, MethodType, ModuleType
 
 from IPython.core.getipython import get_ipython
 from IPython.display import publish_display_data
 
 MIME = "application/vnd.looplab.grader+json"
+RUNNER = "__looplab_grader__"  # the module "start" leaves in sys.modules; later grader cells import it
+
+# Captured when the start cell runs, before any learner code: later rebinding of these module
+# attributes (hashlib.sha256 = ..., sys.modules = ...) changes nothing the grader's code uses.
+SHA256 = hashlib.sha256
+RANDOM_BYTES = os.urandom
+MODULES = sys.modules
 
 # Module state the course changes legitimately while a notebook runs: not part of the fingerprint.
 MUTABLE_STATE = frozenset({"looplab.checks._best", "looplab.checks._hints_shown", "looplab.client._traffic_by_client"})
@@ -39,7 +69,7 @@ SDK_CLASSES = (
 )
 # Functions the grader's own cells use.
 GRADER_FUNCTIONS = (
-    "json.dumps", "hashlib.sha256", "IPython.display.publish_display_data",
+    "os.urandom", "hashlib.sha256", "IPython.display.publish_display_data",
     "IPython.core.getipython.get_ipython",
 )
 DEEP = frozenset(SDK_CLASSES)  # classes described member by member, like looplab's own
@@ -76,9 +106,9 @@ def describe(value, depth: int = 0) -> int:
 
 
 def parts_of(value, kind, depth: int) -> tuple:
-    if isinstance(value, types.ModuleType):
+    if isinstance(value, ModuleType):
         return ("module", value.__name__, id(value))
-    if isinstance(value, types.FunctionType):
+    if isinstance(value, FunctionType):
         # A code object hashes its bytecode, constants (nested code too), names and signature.
         parts: tuple = ("function", id(value), hash(value.__code__))
         if depth < 4:
@@ -91,7 +121,7 @@ def parts_of(value, kind, depth: int) -> tuple:
             parts += (describe(value.__defaults__, depth + 1), describe(value.__kwdefaults__, depth + 1),
                       tuple(cells))
         return parts
-    if isinstance(value, types.MethodType):  # a new object at each access: what it binds is what counts
+    if isinstance(value, MethodType):  # a new object at each access: what it binds is what counts
         return ("method", describe(value.__func__, depth + 1), id(value.__self__))
     if isinstance(value, (staticmethod, classmethod)):
         return (kind.__name__, describe(value.__func__, depth + 1))
@@ -120,7 +150,7 @@ def resolve(dotted: str):
     """'anthropic.Anthropic' -> the object, looked up from modules already imported (never imports)."""
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
-        module = sys.modules.get(".".join(parts[:cut]))
+        module = MODULES.get(".".join(parts[:cut]))
         if module is not None:
             value = module
             for part in parts[cut:]:
@@ -137,7 +167,7 @@ def fingerprint(modules: list[str], builtin_names: list[str]) -> dict[str, str]:
     _MEMO.clear()
     prints = {}
     for name in modules:
-        module = sys.modules.get(name)
+        module = MODULES.get(name)
         if module is None:
             prints[name] = "missing"
             continue
@@ -146,14 +176,14 @@ def fingerprint(modules: list[str], builtin_names: list[str]) -> dict[str, str]:
             key = f"{name}.{attr}"
             if attr.startswith("__") or key in MUTABLE_STATE:
                 continue
-            if isinstance(value, types.ModuleType):
+            if isinstance(value, ModuleType):
                 prints[key] = f"module {value.__name__} {id(value)}"
             else:
                 prints[key] = f"{describe(value) & 0xFFFFFFFFFFFFFFFF:x}"
     namespace = vars(builtins)
     for attr in builtin_names:
         value = namespace.get(attr, _MISSING)
-        if isinstance(value, types.MethodType):
+        if isinstance(value, MethodType):
             prints[f"builtins.{attr}"] = f"method {id(value.__func__)} of {id(value.__self__)}"
         else:
             prints[f"builtins.{attr}"] = "missing" if value is _MISSING else str(id(value))
@@ -173,13 +203,13 @@ def pack(prints: dict[str, str]) -> str:
 def compare(prints: dict[str, str], expected: str) -> dict:
     """The fingerprint's digest; the whole fingerprint only when it differs from the first one."""
     packed = pack(prints)
-    digest = hashlib.sha256(packed.encode()).hexdigest()
+    digest = SHA256(packed.encode()).hexdigest()
     return {"digest": digest} if digest == expected else {"digest": digest, "prints": packed}
 
 
 def run_checks(exercises: list[list[str]], namespace: dict) -> dict[str, dict]:
     """Exercise number -> {"kind", "message"}: the official check of each [number, name] in `namespace`."""
-    run_check = sys.modules["looplab.checks"].run_check
+    run_check = MODULES["looplab.checks"].run_check
     results = {}
     for number, name in exercises:
         if name not in namespace:
@@ -195,7 +225,7 @@ def run_checks(exercises: list[list[str]], namespace: dict) -> dict[str, dict]:
 
 def looplab_modules() -> list[str]:
     """The looplab modules imported now, except the grader's own."""
-    return sorted(name for name in sys.modules
+    return sorted(name for name in MODULES
                   if (name == "looplab" or name.startswith("looplab."))
                   and name != "looplab.grade" and not name.startswith("looplab.grade."))
 
@@ -210,7 +240,7 @@ def payload_for(step: dict, namespace: dict) -> dict:
             names = sorted(name for name in vars(builtins) if name != "_")
             packed = pack(fingerprint(modules, names))
             payload.update(modules=modules, builtins=names, fingerprint=packed,
-                           digest=hashlib.sha256(packed.encode()).hexdigest())
+                           digest=SHA256(packed.encode()).hexdigest())
         else:
             modules, names, expected = step["modules"], step["builtins"], step["expected"]
             payload["before"] = compare(fingerprint(modules, names), expected)
@@ -222,7 +252,63 @@ def payload_for(step: dict, namespace: dict) -> dict:
     return payload
 
 
-def main(step: dict) -> None:
-    """Run in the kernel: report on the learner's namespace, as one display output."""
-    payload = payload_for(step, get_ipython().user_ns)
-    publish_display_data({MIME: json.loads(json.dumps(payload, default=str))})
+def plain(value):
+    """The value in built-in types only (dict with str keys, list, str, int, bool, None), exactly those types.
+
+    Subclasses are turned into their base type first: the repr of a learner's str subclass could
+    be any text, and the report's text is the repr of what this returns.
+    """
+    kind = type(value)
+    if value is None or kind in (bool, int, str):
+        return value
+    if kind in (list, tuple):
+        return [plain(item) for item in value]
+    if kind is dict:
+        return {plain_text(key): plain(item) for key, item in list(value.items())}
+    return plain_text(value)
+
+
+def plain_text(value) -> str:
+    text = value if type(value) is str else str(value)
+    return str.__str__(text)  # an exact str even when a __str__ returned a subclass
+
+
+def hmac_sha256(key: bytes, text: str) -> str:
+    """HMAC-SHA256 (RFC 2104) of the text, from the C hash alone: hmac.new(key, text, sha256).hexdigest()."""
+    block = key.ljust(64, b"\0")
+    inner = SHA256(bytes(byte ^ 0x36 for byte in block) + text.encode()).digest()
+    return SHA256(bytes(byte ^ 0x5C for byte in block) + inner).hexdigest()
+
+
+def signed(payload: dict, key: bytes) -> dict:
+    """What a grader cell publishes: the report as text, and its MAC."""
+    text = repr(plain(payload))
+    return {"text": text, "mac": hmac_sha256(key, text)}
+
+
+def report(step: dict, namespace: dict) -> dict:
+    """The payload, answering this STEP (echoed whole, so a report can't be passed off for another cell's)."""
+    payload = payload_for(step, namespace)
+    payload["request"] = step
+    return payload
+
+
+def runner_module(key: bytes, shell) -> ModuleType:
+    """What later grader cells import: `run(STEP)` reports on the learner's namespace, signed with `key`."""
+
+    def run(step: dict) -> None:
+        publish_display_data({MIME: signed(report(step, shell.user_ns), key)})
+
+    module = ModuleType(RUNNER, "The looplab grader's signing runner (looplab/grade/in_kernel.py).")
+    module.run = run
+    return module
+
+
+def start(step: dict) -> None:
+    """The first grader cell, in the fresh kernel: make the key, leave the runner, report with the key."""
+    shell = get_ipython()
+    key = RANDOM_BYTES(32)
+    MODULES[RUNNER] = runner_module(key, shell)
+    payload = report(step, shell.user_ns)
+    payload["key"] = key.hex()
+    publish_display_data({MIME: signed(payload, key)})

@@ -13,7 +13,8 @@ from typing import Any
 @dataclass
 class Outcome:
     payloads: dict[int, dict] = field(default_factory=dict)  # cell index in plan.notebook -> the grader's result
-    forged: set[int] = field(default_factory=set)  # grader cells with more than one output carrying the nonce
+    # Grader cells that finished without one believable report: why (grader_reports.MISSING, FORGED, GARBLED).
+    forged: dict[int, str] = field(default_factory=dict)
     failures: dict[int, str] = field(default_factory=dict)  # grader cells without a result: why
     timed_out: list[int] = field(default_factory=list)  # cell indexes in plan.notebook
     died_at: int | None = None

@@ -6,6 +6,8 @@ Only presentation; the grades themselves are settled in rows.py.
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 import re
 import sys
 import time
@@ -22,6 +24,55 @@ def _markdown_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+# Output kept per cell in a feedback notebook, in characters: its first and last half (five seconds
+# of printing in a loop would otherwise make a notebook of many megabytes).
+OUTPUT_LIMIT = 200_000
+
+
+def output_size(output) -> int:
+    """A stream output's text, or any other output's JSON, in characters."""
+    if output.get("output_type") == "stream":
+        return len(output.get("text", ""))
+    return len(json.dumps(output))
+
+
+def capped_outputs(outputs: list, limit: int = OUTPUT_LIMIT) -> list:
+    """The outputs, or, past `limit` characters in all, their first and last `limit // 2` and a line saying
+    how much was cut between. A stream output is cut within its text; another output (an image) is
+    kept whole or left out."""
+    import nbformat
+
+    sizes = [output_size(output) for output in outputs]
+    if sum(sizes) <= limit:
+        return outputs
+    head_room = tail_room = limit // 2
+    front = 0
+    while front < len(outputs) and sizes[front] <= head_room:
+        head_room -= sizes[front]
+        front += 1
+    back = len(outputs)
+    while back > front and sizes[back - 1] <= tail_room:
+        tail_room -= sizes[back - 1]
+        back -= 1
+    middle = outputs[front:back]  # what does not fit whole: its streams keep their first and last part
+    first, last = middle[0], middle[-1]
+    head = first.text[:head_room] if first.get("output_type") == "stream" else ""
+    tail = last.text[len(last.text) - tail_room:] if last.get("output_type") == "stream" and tail_room else ""
+    if first is last and len(head) + len(tail) > len(first.text):
+        tail = ""
+    cut = sum(sizes[front:back]) - len(head) - len(tail)
+    note = (f"\n[... {cut:,} characters of this cell's output cut by the looplab grader: a feedback notebook "
+            f"keeps the first and last {limit // 2:,} of each cell's output ...]\n")
+    name = first.get("name", "stdout") if first.get("output_type") == "stream" else "stdout"
+    kept = list(outputs[:front])
+    if head:
+        kept.append(nbformat.v4.new_output("stream", name=first.name, text=head))
+    kept.append(nbformat.v4.new_output("stream", name=name, text=note))
+    if tail:
+        kept.append(nbformat.v4.new_output("stream", name=last.name, text=tail))
+    return kept + list(outputs[back:])
+
+
 def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
     import nbformat
 
@@ -32,6 +83,8 @@ def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
             continue
         cell = copy.deepcopy(cell)
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = capped_outputs(cell.outputs)
         if "id" not in cell:
             cell["id"] = uuid.uuid4().hex[:8]
         cells.append(cell)
@@ -57,16 +110,36 @@ def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
     return notebook
 
 
+def feedback_folder(learner: str) -> str:
+    """The learner's folder under --feedback: never shared by two learners, the same on every run.
+
+    Their name when it is a plain folder name (letters, digits, `_`, `.`, `-`, not starting with `.`);
+    else the name made plain, `~`, and a short hash of the name itself (`O Brien` -> `O_Brien~<8 hex
+    digits>`, while `O_Brien` stays `O_Brien`). A plain name holds no `~`, so it never meets a changed
+    one, and two names made the same plain name differ by their hash. Never hidden, never `.` or `..`.
+    """
+    safe = re.sub(r"^\.", "_", re.sub(r"[^\w.-]+", "_", learner))
+    if safe and safe == learner:
+        return safe
+    return f"{safe or 'learner'}~{hashlib.sha256(learner.encode()).hexdigest()[:8]}"
+
+
 def write_feedback(folder: Path, plan: Plan, outcome: Outcome, rows: list[Row], taken: dict[Path, str]) -> Path:
-    """Write the feedback copy; `taken` gathers the files written so far, each with its submission's file."""
+    """Write the feedback copy; `taken` gathers the files written so far, each with its submission's file.
+
+    Two submissions of one learner with the same file name (from two subfolders) get `-2`, `-3`... in
+    the order they are graded, which is the gradebook's; names are compared ignoring case, as a
+    case-insensitive disk (macOS, Windows) would.
+    """
     import nbformat
 
-    safe = re.sub(r"[^\w.-]+", "_", plan.submission.learner) or "learner"
-    target = folder / safe / plan.submission.path.name
+    learner_folder = folder / feedback_folder(plan.submission.learner)
+    target = learner_folder / plan.submission.path.name
+    written = {str(path).casefold() for path in taken}
     counter = 1
-    while target in taken:
+    while str(target).casefold() in written:
         counter += 1
-        target = folder / safe / f"{plan.submission.path.stem}-{counter}{plan.submission.path.suffix}"
+        target = learner_folder / f"{plan.submission.path.stem}-{counter}{plan.submission.path.suffix}"
     taken[target] = plan.submission.file
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(feedback_notebook(plan, outcome, rows), target)

@@ -11,6 +11,7 @@ from typing import Any
 from ..course import COURSE, Exercise
 from .course import exercise_number
 from .gradebook import Row
+from .grader_reports import MISSING
 from .outcome import Outcome
 from .plan import GraderCell, Plan
 from .status import CheckKind, Status, cell_list, seconds
@@ -36,26 +37,43 @@ def _unpack(packed: Any) -> dict[str, str]:
     return dict(line.split("\t", 1) for line in packed.splitlines() if "\t" in line)
 
 
-def _tampering(outcome: Outcome) -> str | None:
-    """What the notebook changed in the check machinery, in words; None if nothing."""
+def _tampering(plan: Plan, outcome: Outcome) -> str | None:
+    """What the notebook did to the checks or to the grader's reports, in words; None if nothing.
+
+    What counts is what can change a grade: the check machinery as it stands when each check runs
+    and as the check leaves it (the fingerprints before and after each check cell), and every grader
+    cell's report (missing, forged or garbled is tampering: a report the grader can't believe could
+    have hidden anything). The last cell's fingerprint doesn't count: nothing changed after the last
+    check can change a grade (an honest `TOOLS.append` at the end of a notebook is not tampering).
+    """
     if outcome.forged:
-        return "an output imitated the grader's own results"
+        index, problem = min(outcome.forged.items())
+        origin = plan.origin[index]
+        place = (f"the check of exercise {', '.join(e.id for e in origin.exercises)}"
+                 if isinstance(origin, GraderCell) and origin.exercises else "the grader's last cell")
+        if problem == MISSING:
+            return f"the grader's report from {place} never arrived (hidden, or the cell was kept from running)"
+        return f"an output imitated the grader's own results ({place}: {problem})"
     start = next((p for p in outcome.payloads.values() if p.get("step") == "start"), None)
     if start is None:
         return None
     reference = _unpack(start.get("fingerprint"))
     changed: set[str] = set()
-    for payload in outcome.payloads.values():
+    for index, payload in outcome.payloads.items():
+        origin = plan.origin[index]
+        if not (isinstance(origin, GraderCell) and origin.exercises):
+            continue
         for key in ("before", "after"):
             report = payload.get(key)
-            if not isinstance(report, dict) or report.get("digest") == start.get("digest"):
+            if isinstance(report, dict) and report.get("digest") == start.get("digest"):
                 continue
-            prints = _unpack(report.get("prints"))
+            prints = _unpack(report.get("prints")) if isinstance(report, dict) else {}
+            if not prints:  # a report without its fingerprint: nothing to compare is not "unchanged"
+                changed.add("the grader's fingerprint")
+                continue
             names = {name for name, value in prints.items() if reference.get(name) != value
                      and not (name not in reference and str(value).startswith("module looplab"))}
             names |= {name for name in reference if name not in prints}
-            if not prints:
-                changed.add("the grader's fingerprint")
             changed |= names  # empty when the only change is a looplab submodule imported since
     return f"changed while the notebook ran: {name_list(sorted(changed))}" if changed else None
 
@@ -91,7 +109,7 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
     if start_index in outcome.failures and outcome.died_at is None and outcome.stopped_at is None:
         return every_exercise(Status.NOT_GRADED, f"the grader's first cell failed: {outcome.failures[start_index]}")
 
-    message = _tampering(outcome)
+    message = _tampering(plan, outcome)
     if message:
         return every_exercise(Status.TAMPERED, message)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .in_kernel import MIME
+from .grader_reports import take_report
 from .kernel_cells import grader_cell_source
 from .kernels import KERNEL_NAME, TEMPLATES, ForkServer, provisioner_registered, write_kernel_spec
 from .outcome import Outcome
@@ -71,28 +71,6 @@ async def _wait_ready(kc, km, timeout: float) -> None:
                     return
         except Empty:
             continue
-
-
-def _payload(cell, nonce: str) -> tuple[dict | None, int]:
-    found = []
-    for output in cell.get("outputs", []):
-        data = output.get("data", {}) if output.get("output_type") == "display_data" else {}
-        value = data.get(MIME)
-        if isinstance(value, str):
-            try:
-                value = json.loads(value)
-            except ValueError:
-                value = None
-        if isinstance(value, dict) and value.get("nonce") == nonce:
-            found.append(value)
-    return (found[0] if len(found) == 1 else None), len(found)
-
-
-def _cell_error(cell) -> str | None:
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "error":
-            return f"{output.get('ename')}: {output.get('evalue')}"
-    return None
 
 
 class Grader:
@@ -282,7 +260,8 @@ class Grader:
             outcome.current = index
             grader_cell = plan.origin[index] if isinstance(plan.origin[index], GraderCell) else None
             if grader_cell is not None:
-                cell.source = grader_cell_source(self._step_args(plan, outcome, grader_cell))
+                request = self._step_args(plan, outcome, grader_cell, index)
+                cell.source = grader_cell_source(request)
             elif cell.source.strip():
                 session.count += 1
             try:
@@ -291,21 +270,12 @@ class Grader:
             except DeadKernelError:
                 outcome.died_at = index
                 return
-            if grader_cell is not None:
-                payload, seen = _payload(cell, plan.nonce)
-                if seen > 1:
-                    outcome.forged.add(index)
-                elif payload is None or "error" in payload:
-                    outcome.failures[index] = payload["error"] if payload else (_cell_error(cell) or
-                                                                                "it showed no result")
-                    if grader_cell.step == "start":
-                        return
-                else:
-                    outcome.payloads[index] = payload
+            if grader_cell is not None and not take_report(outcome, cell, index, request):
+                return
 
-    def _step_args(self, plan: Plan, outcome: Outcome, grader_cell: GraderCell) -> dict:
-        """The STEP in_kernel.main gets: the nonce, and after the start what the start recorded."""
-        args: dict = {"nonce": plan.nonce, "step": grader_cell.step}
+    def _step_args(self, plan: Plan, outcome: Outcome, grader_cell: GraderCell, index: int) -> dict:
+        """The STEP in_kernel gets: the nonce, which cell, and after the start what the start recorded."""
+        args: dict = {"nonce": plan.nonce, "step": grader_cell.step, "cell": index}
         if grader_cell.step != "start":
             start = next((p for p in outcome.payloads.values() if p.get("step") == "start"), {})
             args.update(modules=start.get("modules", []), builtins=start.get("builtins", []),

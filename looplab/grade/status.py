@@ -40,7 +40,8 @@ class Status(Enum):
     KERNEL_DIED = ("the kernel died ({where})",
                    "the kernel exited (`os._exit`, a crash, out of memory) before this exercise was graded")
     TAMPERED = ("tampered with the checks",
-                "the notebook changed the check machinery (the message names what): 0 points for the whole notebook")
+                "the notebook changed the check machinery, or forged or hid the grader's report (the message says "
+                "which): 0 points for the whole notebook")
     NOT_GRADED = ("could not be graded", "the grader's own cell, or the grader, failed; the message says how")
     GRADER_ERROR = ("grader error", "the grader's own cell, or the grader, failed; the message says how")
     # Ungradable submissions: one row each, the exercise empty.

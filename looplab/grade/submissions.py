@@ -18,13 +18,18 @@ class Submission:
     path: Path
     learner: str
     missing: bool = False  # a learner's folder holding no notebook
+    given: Path | None = None  # the folder given to the grader that holds it (None: the file was given itself)
 
     @property
     def file(self) -> str:
-        try:
-            return os.path.relpath(self.path)
-        except ValueError:  # another drive, on Windows
-            return str(self.path)
+        """The gradebook's name for it: its path from the folder given, that folder's name first.
+
+        `submissions/alice/01_one_tool_call.ipynb` for the folder `submissions` (or `../submissions`, or
+        its absolute path), wherever the grader was started; a file given itself is named from the
+        folder holding it (`alice/01_one_tool_call.ipynb`). Always with `/`.
+        """
+        folder = Path(os.path.abspath(self.given if self.given is not None else self.path.parent))
+        return (Path(folder.name) / Path(os.path.abspath(self.path)).relative_to(folder)).as_posix()
 
 
 def _visible(path: Path, root: Path) -> bool:
@@ -63,9 +68,10 @@ def collect(paths: list[str], stems: list[str]) -> list[Submission]:
                 if entry.is_dir():
                     learner = learner_of_folder(entry, gradescope_names)
                     found = sorted(p for p in entry.rglob("*.ipynb") if p.is_file() and _visible(p, entry))
-                    submissions += [Submission(p, learner) for p in found] or [Submission(entry, learner, True)]
+                    submissions += ([Submission(p, learner, given=path) for p in found]
+                                    or [Submission(entry, learner, True, given=path)])
                 elif entry.suffix == ".ipynb":
-                    submissions.append(Submission(entry, learner_from_file(entry, stems)))
+                    submissions.append(Submission(entry, learner_from_file(entry, stems), given=path))
         elif path.exists():
             submissions.append(Submission(path, learner_from_file(path, stems)))
         else:

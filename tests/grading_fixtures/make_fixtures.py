@@ -21,6 +21,14 @@ the file-name rule:
     tampered/01_one_tool_call            the stub, and a cell that replaces looplab.checks.run_check
     tampered_code/01_one_tool_call       a solution whose cell swaps the code of 1.1's checker
     borrowed/01_one_tool_call            1.3 answered by importing the course's own one_shot
+    honest_append/01_one_tool_call       the solution, then adds a tool to looplab.tools.TOOLS after the last check
+  forgeries of the grader's own report, each in the stub (so a forgery that worked would show "solved"):
+    shadowed_exec/01_one_tool_call       defines `exec` and `compile`, answering for the grader's cells
+    shadowed_import/01_one_tool_call     replaces `__builtins__`, so that importing the grader's runner forges
+    hijacked_display/01_one_tool_call    replaces the display publisher, rewriting the grader's results
+    hidden_report/01_one_tool_call       patches run_check and hides the grader's reports (they would show it)
+    transformed/01_one_tool_call         an input transformer that rewrites the grader's cells
+    ast_transformed/01_one_tool_call     an AST transformer that rewrites the grader's call of its own code
     other_course/01_one_tool_call        exercises 7.1 to 7.3: not this course
     empty/                               a learner folder without a notebook
     invalid_json-01_one_tool_call.ipynb  a notebook cut short
@@ -76,6 +84,146 @@ publish_display_data({"application/vnd.looplab.grader+json": {
     "nonce": "0" * 32, "step": "check", "results": {"1.1": {"ok": True, "failed": None}},
 }})
 looplab.check("1.2", looplab.tools.CALCULATOR_TOOL)  # passes, on the course's own tool: never read'''
+
+
+MIME = "application/vnd.looplab.grader+json"
+FAKE_REPORT = f'''\
+def fake_report(request):
+    """A report saying every exercise of this grader cell is solved, the fingerprints unchanged."""
+    results = {{number: {{"kind": "solved", "message": None}} for number, _ in request.get("exercises", [])}}
+    same = {{"digest": request.get("expected")}}
+    payload = {{"nonce": request.get("nonce"), "step": request.get("step"), "request": request,
+               "results": results, "before": same, "after": same}}
+    return {{"{MIME}": {{"text": repr(payload), "mac": "0" * 64, **payload}}}}'''
+
+SHADOW_EXEC = FAKE_REPORT + '''
+
+
+from IPython.display import publish_display_data
+
+
+def exec(code, namespace=None, *more):
+    """A grader cell that calls `exec` by name gets this one: its STEP is in `namespace`."""
+    publish_display_data(fake_report((namespace or {}).get("STEP", {})))
+
+
+def compile(source, filename, mode, *more, **options):
+    return source'''
+
+SHADOW_IMPORT = FAKE_REPORT + '''
+
+
+import builtins
+import types
+
+from IPython.display import publish_display_data
+
+
+def forging_import(name, *args, **kwargs):
+    """Any module the grader's cells import is a fake whose run() forges."""
+    if "looplab_grader" in name:
+        return types.SimpleNamespace(run=lambda request: publish_display_data(fake_report(request)))
+    return builtins.__import__(name, *args, **kwargs)
+
+
+__builtins__ = dict(vars(builtins), __import__=forging_import)'''
+
+HIJACK_DISPLAY = f'''\
+shell = get_ipython()
+real_publish = shell.display_pub.publish
+
+
+def publish(data, *args, **kwargs):
+    """The grader's results, rewritten on their way out: every exercise solved."""
+    report = data.get("{MIME}") if isinstance(data, dict) else None
+    if isinstance(report, dict):
+        for key in ("text", "results"):
+            if isinstance(report.get(key), str):
+                report = dict(report, **{{key: report[key].replace("'not_written'", "'solved'")}})
+            elif isinstance(report.get(key), dict):
+                report = dict(report, **{{key: {{n: dict(r, kind="solved") for n, r in report[key].items()}}}})
+        data = dict(data, **{{"{MIME}": report}})
+    return real_publish(data, *args, **kwargs)
+
+
+shell.display_pub.publish = publish'''
+
+HIDE_REPORTS = TAMPER + f'''
+
+
+shell = get_ipython()
+real_publish = shell.display_pub.publish
+
+
+def publish(data, *args, **kwargs):
+    """The grader's fingerprints would show the patch: strip them, or hide the report if they can't be stripped."""
+    report = data.get("{MIME}") if isinstance(data, dict) else None
+    if isinstance(report, dict) and "text" in report:
+        return None
+    if isinstance(report, dict):
+        data = {{"{MIME}": {{key: value for key, value in report.items() if key not in ("before", "after")}}}}
+    return real_publish(data, *args, **kwargs)
+
+
+shell.display_pub.publish = publish'''
+
+TRANSFORM = FAKE_REPORT + '''
+
+
+import ast
+
+
+def rewrite(lines):
+    """The grader's cell, replaced before it runs by one that shows a fake report for its STEP."""
+    if not lines or "looplab grader" not in lines[0]:
+        return lines
+    for node in ast.walk(ast.parse("".join(lines))):
+        if isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and k.value in ("nonce", "STEP")
+                                              for k in node.keys):
+            request = ast.literal_eval(node)
+            request = request.get("STEP", request)
+            break
+    else:
+        return lines
+    return ["from IPython.display import publish_display_data\\n",
+            f"publish_display_data(fake_report({request!r}))\\n"]
+
+
+get_ipython().input_transformers_post.append(rewrite)'''
+
+AST_TRANSFORM = FAKE_REPORT + '''
+
+
+import ast
+
+from IPython.display import publish_display_data
+
+
+def forge(request):
+    publish_display_data(fake_report(request))
+
+
+class Forge(ast.NodeTransformer):
+    """Every call handing the grader's code its STEP (a literal dict) becomes a call of forge(STEP)."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        try:
+            request = ast.literal_eval(node.args[-1]) if node.args else None
+        except ValueError:
+            return node
+        request = request.get("STEP", request) if isinstance(request, dict) else None
+        if not isinstance(request, dict) or "nonce" not in request or request.get("step") == "start":
+            return node
+        return ast.Call(ast.Name("forge", ast.Load()), [ast.parse(repr(request), mode="eval").body], [])
+
+
+get_ipython().ast_transformers.append(Forge())'''
+
+HONEST_APPEND = '''\
+from looplab.tools import TOOLS
+
+TOOLS.append({"name": "clock", "description": "The time now.", "input_schema": {"type": "object", "properties": {}}})'''
 
 
 def solution(stem: str) -> nbformat.NotebookNode:
@@ -157,6 +305,12 @@ def tampered_code():
     return notebook
 
 
+def with_cell(notebook, source: str, cell_id: str, index: int = 2):
+    """The notebook with one more code cell (by default before the first exercise, as TAMPER is)."""
+    notebook.cells.insert(len(notebook.cells) if index is None else index, code_cell(source, cell_id))
+    return notebook
+
+
 def borrowed():
     notebook = solution(NB1)
     cell = notebook.cells[exercise_index(notebook, "1.3")]
@@ -201,6 +355,11 @@ def build(target: Path) -> list[Path]:
     write(f"tampered/{NB1}.ipynb", tampered())
     write(f"tampered_code/{NB1}.ipynb", tampered_code())
     write(f"borrowed/{NB1}.ipynb", borrowed())
+    write(f"honest_append/{NB1}.ipynb", with_cell(solution(NB1), HONEST_APPEND, "fixture-append", index=None))
+    for learner, source in [("shadowed_exec", SHADOW_EXEC), ("shadowed_import", SHADOW_IMPORT),
+                            ("hijacked_display", HIJACK_DISPLAY), ("hidden_report", HIDE_REPORTS),
+                            ("transformed", TRANSFORM), ("ast_transformed", AST_TRANSFORM)]:
+        write(f"{learner}/{NB1}.ipynb", with_cell(learner_version(solution(NB1)), source, f"fixture-{learner}"))
     write(f"other_course/{NB1}.ipynb", other_course())
 
     (target / "empty").mkdir(parents=True)
