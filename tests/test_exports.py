@@ -80,9 +80,10 @@ def test_no_text_cell_starts_a_formula_and_none_is_lost(value):
 
 def test_the_gradebook_escapes_formulas(tmp_path):
     out = tmp_path / "grades.csv"
-    write_csv([Row("=2+3", NB1, "1.1", 2, 2, "solved", "-1 is not a str", "submissions/=2+3/x.ipynb", "+2026.12")], out)
+    write_csv([Row("=2+3", NB1, "1.1", 2, 2, "solved", "-1 is not a str", "submissions/=2+3/x.ipynb", "+2026.12",
+                   "@SUM(A1)")], out)
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[1] == f"'=2+3,{NB1},1.1,2,2,solved,'-1 is not a str,submissions/=2+3/x.ipynb,'+2026.12"
+    assert lines[1] == f"'=2+3,{NB1},1.1,2,2,solved,'-1 is not a str,submissions/=2+3/x.ipynb,'+2026.12,'@SUM(A1)"
 
 
 # --- Canvas ---------------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import nbformat
 import pytest
 
 from looplab import grade
+from looplab.checks import run_check
 from looplab.course import COURSE
 from looplab.exercises import SOLUTIONS
 
@@ -125,10 +126,24 @@ def check_cell(relative: str, number: str) -> int:
                         and cell.source.startswith(f'check("{number}",'))
 
 
+class AnyText:
+    """The hint column of a check that failed: the check's own words (test_the_check_s_hint_... pins one)."""
+
+    def __eq__(self, other):
+        return isinstance(other, str)
+
+    def __repr__(self):
+        return "<any hint>"
+
+
+# Rows the grader writes itself (no check spoke): no hint.
+NO_HINT = ("solved", "tampered with the checks", "the kernel died", "syntax error", "not in this version")
+
+
 def rows_of(learner: str, stem: str, *rows) -> list[tuple]:
     file = f"submissions/{learner}/{stem}.ipynb"
     return [(learner, stem, number, str(points), str(COURSE.exercise(number).points), status, message, file,
-             COURSE.version) for number, points, status, message in rows]
+             COURSE.version, "" if status.startswith(NO_HINT) else AnyText()) for number, points, status, message in rows]
 
 
 def solved(*numbers: str) -> list[tuple]:
@@ -157,7 +172,7 @@ def expected_rows() -> list[tuple]:
     for path in sorted(SOLUTIONS.glob("*.ipynb")):
         expected += rows_of("complete", path.stem, *solved(*numbers[path.stem]))
     expected.append(("empty", "", "", "0", "", "no notebook found", "this folder holds no .ipynb file",
-                     "submissions/empty", ""))
+                     "submissions/empty", "", ""))
 
     loop, later = f"endless_loop/{NB1}.ipynb", after(NB1, "1.3")
     # A stopped cell is reported on the first exercise graded after it: 1.3's check cell, on 1.4 if there is one.
@@ -176,17 +191,17 @@ def expected_rows() -> list[tuple]:
     expected += rows_of("forged", NB1, *stub)
     expected.append(("invalid_json", NB1, "", "0", "", "invalid JSON",
                      Starts("Expecting property name enclosed in double quotes"),
-                     f"submissions/invalid_json-{NB1}.ipynb", ""))
+                     f"submissions/invalid_json-{NB1}.ipynb", "", ""))
 
     exit_cell = fixture_cell(f"kernel_dies/{NB1}.ipynb", lambda cell: "os._exit" in cell.source)
     expected += rows_of("kernel_dies", NB1, *solved("1.1", "1.2"),
                         *[(n, 0, f"the kernel died (in cell {exit_cell})",
                            "the kernel exited before this exercise was graded") for n in ["1.3", *after(NB1, "1.3")]])
     expected.append(("not_a_notebook", "", "", "0", "", "not a notebook",
-                     "the JSON has no nbformat version and list of cells", "submissions/not_a_notebook.ipynb", ""))
+                     "the JSON has no nbformat version and list of cells", "submissions/not_a_notebook.ipynb", "", ""))
     expected.append(("other_course", "", "", "0", "", "not a notebook of this course",
                      "exercises found: " + ", ".join("7." + n.split(".")[1] for n in nb1),
-                     f"submissions/other_course/{NB1}.ipynb", ""))
+                     f"submissions/other_course/{NB1}.ipynb", "", ""))
 
     expected += rows_of("partial", NB1, *solved("1.1"),
                         ("1.2", 0, "not solved", Starts("its name is 'calc'")),
@@ -249,6 +264,18 @@ def test_the_gradebook_has_exactly_the_expected_rows(graded):
     assert [tuple(row) for row in graded.rows] == expected, (
         "the gradebook differs from expected_rows() in tests/test_grade.py (the fixtures are built from the "
         "solutions as they are now): if grading changed on purpose, update expected_rows()")
+
+
+def test_the_check_s_hint_reaches_the_gradebook_and_the_feedback(graded):
+    """The hint column holds the words the check gave the learner with its message, and so does their
+    feedback notebook; a failure the check gave no hint for has none."""
+    hint = grade.CSV_COLUMNS.index("hint")
+    [empty_tool] = [row for row in graded.rows if row[0] == "stub" and row[2] == "1.2"]
+    assert empty_tool[hint] == run_check("1.2", {}).hint == "Fill in the three keys: name, description and input_schema."
+    [calc] = [row for row in graded.rows if row[0] == "partial" and row[2] == "1.2"]
+    assert calc[hint] == ""  # "its name is 'calc'...": the check says what to fix, no hint beside it
+    feedback = (graded.feedback / "stub" / f"{NB1}.ipynb").read_text(encoding="utf-8")
+    assert "(hint: Fill in the three keys: name, description and input_schema.)" in feedback
 
 
 def test_submissions_are_never_modified(graded):

@@ -57,8 +57,9 @@ def test_each_check_carries_its_kind_not_just_words():
                                                         ["1.3", "one_shot"]]), namespace)
     assert payload["before"] == {"digest": first["digest"]} and payload["after"] == {"digest": first["digest"]}
     results = payload["results"]
-    assert results["1.1"] == {"kind": SOLVED, "message": None}
+    assert results["1.1"] == {"kind": SOLVED, "message": None, "hint": None}
     assert results["1.2"]["kind"] == NOT_WRITTEN
+    assert results["1.2"]["hint"] == "Fill in the three keys: name, description and input_schema."
     assert results["1.3"] == {"kind": in_kernel.UNDEFINED, "message": None}
 
     again = in_kernel.payload_for(check_step(first, [["1.1", "stubbed"], ["1.2", "tool"]]),

@@ -54,7 +54,7 @@ The gradebook
 -------------
 One CSV row per exercise of each graded notebook, one row for a submission that could not be
 graded at all (exercise empty). Columns: learner, notebook, exercise, points, max_points, status,
-message, file, course_version. The statuses, with their CSV text and what each means, are `Status`
+message, file, course_version, hint (the check's hint beside its message, as the learner saw it). The statuses, with their CSV text and what each means, are `Status`
 (status.py); README.md's table of them is `Status.readme_table()`. A check's result reaches its row
 by the kind the check reports (solved, not written, not solved), never by its wording.
 

@@ -11,8 +11,10 @@ from .status import Status
 
 # course_version: the course version the submission was made with (see course.SubmissionVersion); last, so the
 # columns before it read as they did before notebooks carried a version.
+# hint: what the check suggested to the learner with its message (the words of its catalogue); empty when
+# the check passed or did not say. After course_version, so every column before it keeps its place.
 CSV_COLUMNS = ["learner", "notebook", "exercise", "points", "max_points", "status", "message", "file",
-               "course_version"]
+               "course_version", "hint"]
 
 
 @dataclass
@@ -26,11 +28,12 @@ class Row:
     message: str
     file: str
     course_version: str = ""  # empty for a submission that could not be graded, or naming no version of the course
+    hint: str = ""  # the check's hint to the learner, for a check that failed and gave one
 
     def as_csv(self) -> list:
         return [self.learner, self.notebook, self.exercise, self.points,
                 "" if self.max_points is None else self.max_points, self.status, self.message, self.file,
-                self.course_version]
+                self.course_version, self.hint]
 
 
 class Ungradable(Exception):

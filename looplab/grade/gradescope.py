@@ -4,7 +4,7 @@ Gradescope runs `grading/gradescope/run_autograder` on each submission, which gr
 /autograder/submission with `python -m looplab.grade ... --gradescope /autograder/results/results.json`.
 Each exercise of each notebook handed in is a test: `number` its id ("1.2"), `name` its id and title,
 `score`/`max_score` its points, `status` passed when solved, `output` the grader's status and the
-check's message (the words the learner saw). A submission that could not be graded but whose notebook
+check's message and hint (the words the learner saw). A submission that could not be graded but whose notebook
 is known (invalid JSON) fails every exercise of that notebook with the reason; one whose notebook is
 unknown is one failed test worth 0 points that says why. The total `score` is the sum of the tests'.
 """
@@ -24,10 +24,13 @@ FOOTNOTE = ("Graded offline, each notebook from top to bottom in a fresh kernel;
 
 
 def _output(row: Row) -> str:
-    """The status and the message ("not solved: its name is 'calc'"), the status once if the message has it."""
+    """The status and the message ("not solved: its name is 'calc'"), the status once if the message has it;
+    then the check's hint on a line of its own, when it gave one."""
     if not row.message or row.message.startswith(row.status):
-        return row.message or row.status
-    return f"{row.status}: {row.message}"
+        said = row.message or row.status
+    else:
+        said = f"{row.status}: {row.message}"
+    return f"{said}\nhint: {row.hint}" if row.hint else said
 
 
 def results(rows: list[Row], execution_time: float = 0, visibility: str = "visible",

@@ -208,7 +208,7 @@ def compare(prints: dict[str, str], expected: str) -> dict:
 
 
 def run_checks(exercises: list[list[str]], namespace: dict) -> dict[str, dict]:
-    """Exercise number -> {"kind", "message"}: the official check of each [number, name] in `namespace`."""
+    """Exercise number -> {"kind", "message", "hint"}: the official check of each [number, name] in `namespace`."""
     run_check = MODULES["looplab.checks"].run_check
     results = {}
     for number, name in exercises:
@@ -217,7 +217,7 @@ def run_checks(exercises: list[list[str]], namespace: dict) -> dict[str, dict]:
             continue
         try:
             result = run_check(number, namespace[name]).as_dict()
-            results[number] = {"kind": result["kind"], "message": result["failed"]}
+            results[number] = {"kind": result["kind"], "message": result["failed"], "hint": result["hint"]}
         except BaseException as error:  # the learner's code can raise anything, KeyboardInterrupt too
             results[number] = {"kind": CRASHED, "message": f"{type(error).__name__}: {error}"}
     return results

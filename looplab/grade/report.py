@@ -100,8 +100,9 @@ def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
     ]
     titles = {e.id: e.title for e in plan.course.exercises}
     for r in rows:
+        details = r.message + (f" (hint: {r.hint})" if r.hint else "")
         lines.append(f"| {r.exercise} {_markdown_escape(titles.get(r.exercise, ''))} | {r.points}/{r.max_points} | "
-                     f"{_markdown_escape(r.status)} | {_markdown_escape(r.message)} |")
+                     f"{_markdown_escape(r.status)} | {_markdown_escape(details)} |")
     lines += ["", "Graded in a fresh kernel, offline; only the grader's own run of the official checks counts."]
     cells.append(nbformat.v4.new_markdown_cell("\n".join(lines)))
     notebook = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(executed.metadata))

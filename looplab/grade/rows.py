@@ -204,4 +204,6 @@ def _graded_row(plan: Plan, exercise: Exercise, result: dict, row, stopped_cells
     text = status.text()
     if stopped_cells:
         text = Status.CELL_STOPPED.text(cells=cell_list(stopped_cells), seconds=limit)
-    return row(exercise, 0, text, message)
+    graded = row(exercise, 0, text, message)
+    graded.hint = str(result.get("hint") or "") if kind is not CheckKind.CRASHED else ""
+    return graded
