@@ -19,6 +19,7 @@ from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, plan_run, read_submissi
 from .report import GradingProgress, write_feedback
 from .rows import rows_for
 from .runner import Grader
+from .sandbox import Isolation, IsolationUnavailable, choose
 from .status import Status
 from .submissions import Submission, collect, submission_order
 
@@ -29,6 +30,7 @@ class GradingOptions:
     cell_timeout: float = DEFAULT_CELL_TIMEOUT  # seconds a cell may run before it is interrupted
     timeout: float = DEFAULT_TIMEOUT  # seconds a whole notebook may run
     forked: bool = True  # kernels forked from a warm template (Linux; elsewhere always plain)
+    isolation: str | Isolation = "auto"  # auto, bwrap, none (sandbox.choose), or what choose() already said
     feedback: Path | None = None  # where the executed copies with their grade go
     progress: bool = False  # show each graded submission on stderr
 
@@ -52,8 +54,14 @@ def inside(path: Path, folders: list[Path]) -> bool:
 
 def grade(paths: list[str], options: GradingOptions) -> GradingResult:
     """Grade the notebooks under these paths. Raises UsageError before grading anything if it can't."""
+    try:
+        isolation = options.isolation if isinstance(options.isolation, Isolation) else choose(options.isolation)
+    except (IsolationUnavailable, ValueError) as error:
+        raise UsageError(str(error)) from None
+    hidden = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
+    hidden += [options.feedback] if options.feedback is not None else []
     grader = Grader(jobs=options.jobs, cell_timeout=options.cell_timeout, timeout=options.timeout,
-                    forked=options.forked)
+                    forked=options.forked, isolation=isolation, hidden=hidden)
     grader.spawn_template()  # now, while this process is single-threaded
     return asyncio.run(_grade(paths, options, grader))
 
