@@ -496,15 +496,14 @@ class ForkProvisioner(LocalProvisioner):
         return code
 
 
-# How a plain kernel starts: its resource limits set, then ipykernel. Outside a sandbox through a
-# small parent that only waits for it, so a kernel that kills its parent (`os.kill(os.getppid(), 9)`)
-# kills that parent, and itself with it (a parent-death signal), never the grader.
+# How a plain kernel starts: its resource limits set, then ipykernel, under a small parent that only
+# waits for it, so a kernel that kills its parent (`os.kill(os.getppid(), 9)`) kills that parent, and
+# itself with it (a parent-death signal), never the grader. (In a sandbox, a kernel whose parent is the
+# namespace's init would take itself for an orphan and exit: ipykernel's parent poller.)
 PLAIN_KERNEL = """
 import os, signal, sys
 {limits}
 kernel = [sys.executable, "-m", "ipykernel_launcher"] + sys.argv[1:]
-if {sandboxed}:
-    os.execv(sys.executable, kernel)
 parent = os.getpid()
 pid = os.fork()
 if pid == 0:
@@ -524,7 +523,7 @@ def plain_kernel_argv(sandbox: list[str] | None) -> list[str]:
     """The command line of a plain kernel: in the sandbox (a bwrap command line) if given."""
     from .sandbox import limits_source
 
-    launcher = PLAIN_KERNEL.format(limits=limits_source(), sandboxed=sandbox is not None)
+    launcher = PLAIN_KERNEL.format(limits=limits_source())
     return list(sandbox or []) + [sys.executable, "-c", launcher, "-f", "{connection_file}"]
 
 
