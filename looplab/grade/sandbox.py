@@ -81,10 +81,17 @@ def limits_source() -> str:
 
 
 def read_only_paths() -> list[Path]:
-    """What a kernel must read besides the system: the interpreter, the venv, the looplab package."""
+    """What a kernel must read besides the system: the interpreter, the venv, the looplab package, the
+    folders on PYTHONPATH and the folder of the course module LOOPLAB_COURSE names (a course's code)."""
     import looplab
 
     paths = [Path(sys.base_prefix), Path(sys.prefix), Path(sys.exec_prefix), Path(looplab.__file__).parent]
+    paths += [Path(entry).absolute() for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
+    course = os.environ.get("LOOPLAB_COURSE", "").split(":")[0].split(".")[0]
+    module = sys.modules.get(course) if course else None
+    if getattr(module, "__file__", None):
+        file = Path(module.__file__)
+        paths.append(file.parent.parent if file.name == "__init__.py" else file.parent)
     found: list[Path] = []
     for path in paths:
         for candidate in (path, path.resolve()):
