@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         result = grade(args.submissions, options)
     except UsageError as error:
         parser.error(str(error))
-    except (KeyboardInterrupt, asyncio.CancelledError):
+    except (KeyboardInterrupt, asyncio.CancelledError):  # stopped before grading began
         print("\nlooplab.grade: stopped; no gradebook written", file=sys.stderr)
         return 130
     elapsed = time.monotonic() - started
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
               + (f"; feedback: {args.feedback}/" if args.feedback else "")
               + "".join(f"; {name}: {path}" for name, path in
                         (("report", args.report), ("Canvas", args.canvas), ("Gradescope", args.gradescope)) if path))
-    return 0
+    return 130 if result.stopped else 0
 
 
 def write_exports(args, result: GradingResult, roster: Roster | None, elapsed: float) -> list[str]:

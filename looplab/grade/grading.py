@@ -40,6 +40,7 @@ class GradingResult:
     rows: list[Row]  # the gradebook, in order (learner, then file)
     submissions: int  # how many were graded
     notes: list[str] = field(default_factory=list)  # for the instructor (e.g. the template failed)
+    stopped: bool = False  # interrupted (Ctrl-C, SIGTERM): the submissions not graded have a row saying so
     feedback: dict[str, Path] = field(default_factory=dict)  # a submission's file -> its feedback notebook
 
 
@@ -86,20 +87,28 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
         progress = GradingProgress(len(submissions)) if options.progress else None
         taken: dict[Path, str] = {}  # feedback files written -> the submission's file
 
-        async def one(submission: Submission) -> list[Row]:
-            rows = await grade_submission(submission, course, grader, options.feedback, taken)
+        graded: dict[int, list[Row]] = {}  # by the submission's place in `submissions`, as each is done
+
+        async def one(index: int, submission: Submission) -> None:
+            graded[index] = await grade_submission(submission, course, grader, options.feedback, taken)
             if progress:
                 progress.update(f"{submission.learner}: {submission.file}")
-            return rows
 
-        await template
-        graded = await asyncio.gather(*(one(submission) for submission in submissions))
+        stopped = False
+        try:
+            await template
+            await asyncio.gather(*(one(index, submission) for index, submission in enumerate(submissions)))
+        except (asyncio.CancelledError, KeyboardInterrupt):  # the gradebook is still written, with what was graded
+            stopped = True
+            grader.notes.append(f"stopped before the end: {len(graded)} of {len(submissions)} submission(s) graded")
     finally:
         if not template.done():
             await asyncio.gather(template, return_exceptions=True)
         await grader.close()
-    return GradingResult([row for rows in graded for row in rows], len(submissions), grader.notes,
-                         {file: target for target, file in taken.items()})
+    rows = [row for index, submission in enumerate(submissions) for row in graded.get(index) or [
+        one_row(submission, Status.GRADER_ERROR, "not graded: the grader was stopped before it")]]
+    return GradingResult(rows, len(graded), grader.notes, feedback={file: target for target, file in taken.items()},
+                         stopped=stopped)
 
 
 async def grade_submission(submission: Submission, course: dict, grader: Grader, feedback: Path | None,

@@ -397,6 +397,8 @@ class ForkServer:
             message = json.loads(line)
             if self._ready is not None and not self._ready.done():
                 self._ready.set_result(message)
+            elif "id" not in message:
+                continue  # a late "ready", after the start was given up (the run stopped meanwhile)
             elif "pid" in message:
                 kernel = ForkedKernel(message["pid"], self, message["id"])
                 self._kernels[message["id"]] = kernel

@@ -110,7 +110,7 @@ def bwrap_argv(writable: list[Path], read_only: list[Path], hidden: list[Path] =
     `writable` folders are bound read-write at their own paths (the same path inside and out, so
     connection files and IPC socket paths need no translation); `read_only` ones read-only;
     `hidden` ones (the submissions, the feedback folder) are covered with an empty read-only folder
-    wherever they fall inside a read-only one. The root itself is a read-only tmpfs: nothing is
+    wherever they fall inside a read-only one (but for the read-only folders inside them). The root itself is a read-only tmpfs: nothing is
     writable but `writable`.
     """
     argv = [bwrap, "--unshare-all", "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
@@ -125,7 +125,11 @@ def bwrap_argv(writable: list[Path], read_only: list[Path], hidden: list[Path] =
         argv += ["--ro-bind", str(path), str(path)]
     for path in hidden:
         if any(_inside(path, folder) for folder in read_only) and path.exists():
-            argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+            argv += ["--tmpfs", str(path)]
+            for folder in read_only:  # what must stay visible inside it (the course graded from its own folder)
+                if folder != path and _inside(folder, path):
+                    argv += ["--ro-bind", str(folder), str(folder)]
+            argv += ["--remount-ro", str(path)]
     for path in writable:
         argv += ["--bind", str(path), str(path)]
     return argv + ["--remount-ro", "/", "--"]
