@@ -48,8 +48,10 @@ import glob, os
 evil = "import looplab.checks.core as c\\nc.run_check = lambda *a, **k: (_ for _ in ()).throw(SystemExit)\\n" \\
        "import looplab.checks\\nlooplab.checks.run_check = lambda n, o: looplab.checks.core.CheckResult(" \\
        "n, 'x', 9, 9, ['startup'])\\n"
-targets = [os.environ["IPYTHONDIR"]] + glob.glob(os.path.join(os.getcwd(), "../../../*/scratch/ipython")) \\
-          + glob.glob("/tmp/looplab-grade-*/*/scratch/ipython") + glob.glob("/tmp/looplab-grade-*/ipython")
+targets = [os.environ["IPYTHONDIR"]]
+if REACH_OTHERS:
+    targets += glob.glob(os.path.join(os.getcwd(), "../../../*/scratch/ipython")) \\
+               + glob.glob("/tmp/looplab-grade-*/*/scratch/ipython") + glob.glob("/tmp/looplab-grade-*/ipython")
 for folder in sorted({os.path.realpath(folder) for folder in targets}):
     try:
         os.makedirs(os.path.join(folder, "profile_default", "startup"), exist_ok=True)
@@ -110,6 +112,10 @@ attempt("connect-loopback", connect)
 attempt("signal-grader", signal_grader)
 leave_a_child()
 '''
+
+
+def startup(reach_others: bool) -> str:
+    return f"REACH_OTHERS = {reach_others}\n" + STARTUP
 
 
 def with_cell(source: str, cell_id: str):
@@ -189,7 +195,7 @@ def test_a_hostile_class_under_bubblewrap_reaches_nothing_and_changes_no_honest_
     snoop = SNOOP.format(token=token, skip=skip, bound_in_home=bound_in_home, secrets=[str(submissions), str(feedback)], port=listener.getsockname()[1],
                          grader_pid=os.getpid(), marker=str(marker), sibling=str(submissions / "e_honest" / f"{NB1}.ipynb"),
                          submissions=str(submissions), home=str(home), targets=targets)
-    write(with_cell(STARTUP, "hostile-startup"), submissions / "a_startup" / f"{NB1}.ipynb")
+    write(with_cell(startup(reach_others=True), "hostile-startup"), submissions / "a_startup" / f"{NB1}.ipynb")
     write(with_cell(KILLER, "hostile-killer"), submissions / "b_killer" / f"{NB1}.ipynb")
     write(with_cell(snoop, "hostile-snoop"), submissions / "c_snoop" / f"{NB1}.ipynb")
     try:
@@ -227,7 +233,8 @@ def test_without_isolation_a_kernel_that_kills_its_parent_harms_no_one_else(tmp_
     submissions = tmp_path / "submissions"
     honest(submissions)
     write(with_cell(KILLER, "hostile-killer"), submissions / "b_killer" / f"{NB1}.ipynb")
-    write(with_cell(STARTUP, "hostile-startup"), submissions / "a_startup" / f"{NB1}.ipynb")
+    # Only into its own IPython directory: without isolation the other slots' are there to write into.
+    write(with_cell(startup(reach_others=False), "hostile-startup"), submissions / "a_startup" / f"{NB1}.ipynb")
     for plain in (False, True):
         temp = tmp_path / f"temp-{plain}"
         temp.mkdir()
@@ -299,7 +306,8 @@ def test_the_command_line_says_first_that_kernels_are_not_isolated(tmp_path, fai
     notebook = tmp_path / "not_a_notebook.ipynb"
     notebook.write_text(json.dumps({"answers": {}}))
     env = {**os.environ, "PATH": f"{failing_bwrap.parent}{os.pathsep}{os.environ['PATH']}"}
-    command = [sys.executable, "-m", "looplab.grade", str(notebook), "--out", str(tmp_path / "g.csv"), "--jobs", "1"]
+    command = [sys.executable, "-m", "looplab.grade", str(notebook), "--out", str(tmp_path / "g.csv"), "--jobs", "1",
+               "--plain-kernels"]  # no template to start: nothing here needs a kernel
     run = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
     assert run.returncode == 0, run.stderr
     first = run.stderr.splitlines()[0]

@@ -95,9 +95,9 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
                 progress.update(f"{submission.learner}: {submission.file}")
 
         stopped = False
-        try:
-            await template
+        try:  # each notebook waits for a free slot: the first ones start as soon as one slot is ready
             await asyncio.gather(*(one(index, submission) for index, submission in enumerate(submissions)))
+            await template
         except (asyncio.CancelledError, KeyboardInterrupt):  # the gradebook is still written, with what was graded
             stopped = True
             grader.notes.append(f"stopped before the end: {len(graded)} of {len(submissions)} submission(s) graded")

@@ -147,9 +147,12 @@ class Grader:
     async def start(self) -> None:
         """Every slot ready; a slot whose template failed starts plain kernels, and a note says why."""
         self.free = asyncio.Queue()
-        await asyncio.gather(*(slot.start(self.kernel_env()) for slot in self.slots))
-        for slot in self.slots:
+
+        async def ready(slot: Slot) -> None:  # a notebook can start in it while the other slots still start
+            await slot.start(self.kernel_env())
             self.free.put_nowait(slot)
+
+        await asyncio.gather(*(ready(slot) for slot in self.slots))
         failures = sorted({slot.failure for slot in self.slots if slot.failure})
         if failures:
             self.forked = any(slot.forked for slot in self.slots)
