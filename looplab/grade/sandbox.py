@@ -82,11 +82,15 @@ def limits_source() -> str:
 
 def read_only_paths() -> list[Path]:
     """What a kernel must read besides the system: the interpreter, the venv, the looplab package, the
-    folders on PYTHONPATH and the folder of the course module LOOPLAB_COURSE names (a course's code)."""
+    folders on this interpreter's path (PYTHONPATH, and folders .pth files add, such as other editable
+    installs) and the folder of the course module LOOPLAB_COURSE names (a course's code). Not the
+    folder `python -m` puts first on the path: that is only where the grader was started from."""
     import looplab
 
     paths = [Path(sys.base_prefix), Path(sys.prefix), Path(sys.exec_prefix), Path(looplab.__file__).parent]
     paths += [Path(entry).absolute() for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
+    started_from = sys.path[0] if sys.path and sys.path[0] in ("", os.getcwd()) else None
+    paths += [Path(entry) for entry in sys.path if entry and entry != started_from and os.path.isabs(entry)]
     course = os.environ.get("LOOPLAB_COURSE", "").split(":")[0].split(".")[0]
     module = sys.modules.get(course) if course else None
     if getattr(module, "__file__", None):
@@ -97,7 +101,7 @@ def read_only_paths() -> list[Path]:
         for candidate in (path, path.resolve()):
             if candidate.exists() and candidate not in found:
                 found.append(candidate)
-    return found
+    return [path for path in found if not any(other != path and _inside(path, other) for other in found)]
 
 
 def _inside(path: Path, folder: Path) -> bool:
