@@ -24,7 +24,8 @@ How it measures
   included. Time per notebook = wall time / number of notebooks. The gradebook is then read back:
   every row must be "solved", or the figures mean nothing and the script says so. The CPU time of
   the whole run (grader, template, kernels, what the notebooks start) is reported too: on a machine
-  with C cores, --jobs C can never beat CPU time / C.
+  with C cores, --jobs C can never beat CPU time / C. Not for isolated runs: the CPU time of the
+  processes in a bubblewrap sandbox never reaches the grader's own accounts (n/a).
 - Isolated and not: every round grades with `--isolation bwrap` (when bubblewrap works here; else
   the script says so and times without) and `--isolation none`, side by side; the targets on the
   floor and on --jobs 2 are the isolated figures (what the default does).
@@ -200,8 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     per_notebook = {}
     for (isolation, jobs), measured in sorted(runs.items(), key=lambda item: (item[0][0] != isolated, item[0][1])):
         for wall, cpu in measured:
+            cpu_figures = (f"{cpu / notebooks:>18.3f}  {cpu / wall:>10.2f}" if isolation == "none"
+                           else f"{'n/a':>18}  {'n/a':>10}")  # a sandbox's CPU time never reaches this process
             print(f"{'forked':<8}  {isolation:<9}  {jobs:>4}  {notebooks:>9}  {wall:>7.1f}  {wall / notebooks:>14.3f}  "
-                  f"{wall / notebooks / floor:>6.2f}x  {cpu / notebooks:>18.3f}  {cpu / wall:>10.2f}")
+                  f"{wall / notebooks / floor:>6.2f}x  {cpu_figures}")
         per_notebook[isolation, jobs] = statistics.median(wall for wall, _ in measured) / notebooks
     if plain:
         count, wall, cpu = plain
