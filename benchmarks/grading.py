@@ -38,8 +38,8 @@ How it measures
   started from scratch for every notebook, which is how nbgrader and otter grade: what the template saves.
 
 The figures are printed, never asserted: timings depend on the machine. The script always exits
-with 0. `--quick` grades 1 learner once, isolated at --jobs 1 and 2 and not isolated at --jobs 1,
-without the second baseline or the notebooks run alone, to prove the script works.
+with 0. `--quick` grades 1 learner's first two notebooks once, isolated at --jobs 1 and 2 and not
+isolated at --jobs 1, without the second baseline or the notebooks run alone, to prove the script works.
 """
 
 from __future__ import annotations
@@ -73,8 +73,7 @@ def offline_env() -> dict:
     return env
 
 
-def make_submissions(folder: Path, learners: int) -> int:
-    solutions = sorted(SOLUTIONS.glob("*.ipynb"))
+def make_submissions(folder: Path, learners: int, solutions: list[Path]) -> int:
     for number in range(1, learners + 1):
         learner = folder / f"learner{number:02d}"
         learner.mkdir(parents=True)
@@ -140,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="1 learner, one round: proves the script runs")
     args = parser.parse_args(argv)
     learners, rounds = (1, 1) if args.quick else (args.learners, max(1, args.rounds))
+    solutions = sorted(SOLUTIONS.glob("*.ipynb"))[:2 if args.quick else None]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     sys.path.insert(0, str(ROOT))
     from looplab.grade.sandbox import probe
@@ -155,12 +155,12 @@ def main(argv: list[str] | None = None) -> int:
     plain = None
     with tempfile.TemporaryDirectory(prefix="looplab-bench-") as tmp:
         tmp_path = Path(tmp)
-        notebooks = make_submissions(tmp_path / "submissions", learners)
+        notebooks = make_submissions(tmp_path / "submissions", learners, solutions)
         workdir = tmp_path / "floor"
         workdir.mkdir()
         floor_once(workdir)  # warm-up: the first kernel of a session pays for cold disk caches
         for number in range(rounds):
-            floors += [floor_once(workdir) for _ in range(2)]
+            floors += [floor_once(workdir) for _ in range(1 if args.quick else 2)]
             order = sorted(runs, key=lambda key: (key[1], key[0] != isolated))
             for isolation, jobs in (order if number % 2 == 0 else order[::-1]):
                 out = tmp_path / f"grades-{number}-{isolation}-{jobs}.csv"
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
                 runs[(isolation, jobs)].append(grade(tmp_path / "submissions", int(jobs), out, "--isolation",
                                                      isolation, timings=timings))
                 problems += unsolved(out, notebooks)
-            floors += [floor_once(workdir) for _ in range(2)]
+            floors += [floor_once(workdir) for _ in range(1 if args.quick else 2)]
         graded: dict[str, dict[str, list[float]]] = {}  # isolation -> course notebook -> seconds
         for isolation in {isolated, "none"}:
             for line in (tmp_path / f"timings-{isolation}.jsonl").read_text().splitlines():
@@ -176,10 +176,10 @@ def main(argv: list[str] | None = None) -> int:
                 graded.setdefault(isolation, {}).setdefault(record["notebook"], []).append(record["seconds"])
         alone = {} if args.quick else {
             path.stem: statistics.median(notebook_alone(path, workdir) for _ in range(3))
-            for path in sorted(SOLUTIONS.glob("*.ipynb"))}
+            for path in solutions}
         if not args.quick:
             plain_folder = tmp_path / "plain"
-            plain_notebooks = make_submissions(plain_folder, min(learners, 3))
+            plain_notebooks = make_submissions(plain_folder, min(learners, 3), solutions)
             out = tmp_path / "grades-plain.csv"
             plain = (plain_notebooks, *grade(plain_folder, 1, out, "--plain-kernels", "--isolation", "none"))
             problems += unsolved(out, plain_notebooks)
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Grading: time per notebook against a fresh kernel running one trivial cell"
           f"{' (--quick: rough figures)' if args.quick else ''}")
     print(f"python {sys.version.split()[0]}, {cores} cores; {learners} learners x "
-          f"{len(list(SOLUTIONS.glob('*.ipynb')))} solution notebooks = {notebooks} notebooks; {rounds} round(s)")
+          f"{len(solutions)} solution notebooks = {notebooks} notebooks; {rounds} round(s)")
     print()
     print(f"floor: trivial notebook in a fresh kernel (nbclient): {floor:.3f} s "
           f"(median of {len(floors)}, from {min(floors):.3f} to {max(floors):.3f})")
