@@ -24,8 +24,9 @@ How it measures
   included. Time per notebook = wall time / number of notebooks. The gradebook is then read back:
   every row must be "solved", or the figures mean nothing and the script says so. The CPU time of
   the whole run (grader, template, kernels, what the notebooks start) is reported too: on a machine
-  with C cores, --jobs C can never beat CPU time / C. Not for isolated runs: the CPU time of the
-  processes in a bubblewrap sandbox never reaches the grader's own accounts (n/a).
+  with C cores, --jobs C can never beat CPU time / C. Not for isolated runs (the CPU time of the
+  processes in a bubblewrap sandbox never reaches the grader's own accounts) nor for plain kernels
+  (killed with the small parent that started them, before it could collect their time): n/a.
 - Isolated and not: every round grades with `--isolation bwrap` (when bubblewrap works here; else
   the script says so and times without) and `--isolation none`, side by side; the targets on the
   floor and on --jobs 2 are the isolated figures (what the default does).
@@ -209,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     if plain:
         count, wall, cpu = plain
         print(f"{'plain':<8}  {'none':<9}  {1:>4}  {count:>9}  {wall:>7.1f}  {wall / count:>14.3f}  "
-              f"{wall / count / floor:>6.2f}x  {cpu / count:>18.3f}  {cpu / wall:>10.2f}   (a fresh kernel per notebook, "
+              f"{wall / count / floor:>6.2f}x  {'n/a':>18}  {'n/a':>10}   (a fresh kernel per notebook, "
               f"as nbgrader and otter grade)")
     print()
     print(f"{'per course notebook (--jobs 1)':<32}  {'run alone, nbclient s':>21}  {'graded s, ' + isolated:>15}  "

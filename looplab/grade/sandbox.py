@@ -5,7 +5,7 @@ Why: a learner's notebook is code, and the grader runs it. Without a sandbox tha
 instructor: it can read every other submission, write into the course and the instructor's home,
 signal the grader and the other kernels, open sockets, and leave processes behind. bubblewrap
 (`bwrap`, Debian's package `bubblewrap`) puts each kernel in its own mount, PID, network, IPC and
-user namespaces without root, in about a millisecond, so every notebook can have one:
+user namespaces without root, in a few milliseconds, so every notebook can have one:
 
 - the file system is a fresh, read-only root holding only the system (/usr, /etc, ...), the
   Python interpreter (`sys.base_prefix`: under the home folder with pyenv, never assumed to be
@@ -25,6 +25,11 @@ Hosts that forbid unprivileged user namespaces (AppArmor's
 fail with "setting up uid map: Permission denied": `probe()` finds that out once, at start, and
 `choose()` turns `--isolation auto` into "not isolated, because ...". The resource limits
 (`limit_resources`, setrlimit) apply with or without bubblewrap.
+
+Not covered: /etc is readable as a whole (as root that includes /etc/shadow); bwrap's own command
+line, in the sandbox's /proc/1/cmdline, shows which folders are bound (not what they hold); System V
+IPC objects live as long as the slot's sandbox (/dev/shm is emptied between notebooks); the number
+of files a notebook writes into its folders is not limited, only their size.
 """
 
 from __future__ import annotations
