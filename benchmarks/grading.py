@@ -8,7 +8,9 @@ to start a fresh kernel, run a trivial cell and stop it: that is the baseline he
 the issue:
 
     - grading costs at most 1.5x the floor per notebook (with --jobs 1);
-    - --jobs 2 is at least 1.6x faster than --jobs 1.
+    - --jobs 2 is at least 1.6x faster than --jobs 1;
+    - isolation (every kernel in its own bubblewrap sandbox, the default where bwrap works) costs at
+      most 1.25x grading without it (--isolation none), per notebook at --jobs 1.
 
 How it measures
 ---------------
@@ -22,17 +24,23 @@ How it measures
   included. Time per notebook = wall time / number of notebooks. The gradebook is then read back:
   every row must be "solved", or the figures mean nothing and the script says so. The CPU time of
   the whole run (grader, template, kernels, what the notebooks start) is reported too: on a machine
-  with C cores, --jobs C can never beat CPU time / C.
+  with C cores, --jobs C can never beat CPU time / C. Not for isolated runs (the CPU time of the
+  processes in a bubblewrap sandbox never reaches the grader's own accounts) nor for plain kernels
+  (killed with the small parent that started them, before it could collect their time): n/a.
+- Isolated and not: every round grades with `--isolation bwrap` (when bubblewrap works here; else
+  the script says so and times without) and `--isolation none`, side by side; the targets on the
+  floor and on --jobs 2 are the isolated figures (what the default does).
 - Rounds: --jobs 1 and --jobs 2 alternate (their order swapped every round), with floor runs in
   between, so a machine whose load changes affects both sides; the figures are medians over rounds.
 - Per course notebook: the median time the grader spent on each (kernel start to kernel stop, from
   the --jobs 1 runs, via LOOPLAB_GRADE_TIMINGS), next to what running that notebook alone takes
   with nbclient in a fresh kernel (no grading: the way the test suite runs notebooks).
-- `--plain` adds `--plain-kernels --jobs 1` (every kernel started from scratch, no template) on a
-  few learners, to show what the template saves.
+- The second baseline: `--plain-kernels --isolation none --jobs 1` on a few learners, a fresh kernel
+  started from scratch for every notebook, which is how nbgrader and otter grade: what the template saves.
 
 The figures are printed, never asserted: timings depend on the machine. The script always exits
-with 0. `--quick` grades 1 learner once, to prove the script works.
+with 0. `--quick` grades 1 learner's first two notebooks once, isolated at --jobs 1 and 2 and not
+isolated at --jobs 1, without the second baseline or the notebooks run alone, to prove the script works.
 """
 
 from __future__ import annotations
@@ -57,6 +65,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 TARGET_FLOOR_RATIO = 1.5  # per notebook, at --jobs 1
 TARGET_SPEEDUP = 1.6  # --jobs 2 against --jobs 1
+TARGET_ISOLATION = 1.25  # isolated against not isolated, per notebook at --jobs 1
 
 
 def offline_env() -> dict:
@@ -65,8 +74,7 @@ def offline_env() -> dict:
     return env
 
 
-def make_submissions(folder: Path, learners: int) -> int:
-    solutions = sorted(SOLUTIONS.glob("*.ipynb"))
+def make_submissions(folder: Path, learners: int, solutions: list[Path]) -> int:
     for number in range(1, learners + 1):
         learner = folder / f"learner{number:02d}"
         learner.mkdir(parents=True)
@@ -129,76 +137,102 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--learners", type=int, default=30, help="learners, each with every solution notebook")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of --jobs 1 and --jobs 2 (medians)")
-    parser.add_argument("--plain", action="store_true", help="also time --plain-kernels --jobs 1 on a few learners")
     parser.add_argument("--quick", action="store_true", help="1 learner, one round: proves the script runs")
     args = parser.parse_args(argv)
     learners, rounds = (1, 1) if args.quick else (args.learners, max(1, args.rounds))
+    solutions = sorted(SOLUTIONS.glob("*.ipynb"))[:2 if args.quick else None]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    sys.path.insert(0, str(ROOT))
+    from looplab.grade.sandbox import probe
 
-    runs: dict[str, list[tuple[float, float]]] = {"1": [], "2": []}  # jobs -> [(wall, cpu)]
+    why_not = probe()
+    isolated = "bwrap" if why_not is None else "none"
+    # (isolation, jobs) -> [(wall, cpu)]; not isolated at --jobs 2 only in full runs
+    runs: dict[tuple[str, str], list[tuple[float, float]]] = {(isolated, "1"): [], (isolated, "2"): [], ("none", "1"): []}
+    if not args.quick:
+        runs[("none", "2")] = []
     floors: list[float] = []
     problems: list[str] = []
     plain = None
     with tempfile.TemporaryDirectory(prefix="looplab-bench-") as tmp:
         tmp_path = Path(tmp)
-        notebooks = make_submissions(tmp_path / "submissions", learners)
+        notebooks = make_submissions(tmp_path / "submissions", learners, solutions)
         workdir = tmp_path / "floor"
         workdir.mkdir()
         floor_once(workdir)  # warm-up: the first kernel of a session pays for cold disk caches
         for number in range(rounds):
-            floors += [floor_once(workdir) for _ in range(2)]
-            for jobs in ((1, 2) if number % 2 == 0 else (2, 1)):
-                out = tmp_path / f"grades-{number}-{jobs}.csv"
-                timings = tmp_path / "timings.jsonl" if jobs == 1 else None
-                runs[str(jobs)].append(grade(tmp_path / "submissions", jobs, out, timings=timings))
+            floors += [floor_once(workdir) for _ in range(1 if args.quick else 2)]
+            order = sorted(runs, key=lambda key: (key[1], key[0] != isolated))
+            for isolation, jobs in (order if number % 2 == 0 else order[::-1]):
+                out = tmp_path / f"grades-{number}-{isolation}-{jobs}.csv"
+                timings = tmp_path / f"timings-{isolation}.jsonl" if jobs == "1" else None
+                runs[(isolation, jobs)].append(grade(tmp_path / "submissions", int(jobs), out, "--isolation",
+                                                     isolation, timings=timings))
                 problems += unsolved(out, notebooks)
-            floors += [floor_once(workdir) for _ in range(2)]
-        graded: dict[str, list[float]] = {}
-        for line in (tmp_path / "timings.jsonl").read_text().splitlines():
-            record = json.loads(line)
-            graded.setdefault(record["notebook"], []).append(record["seconds"])
-        alone = {path.stem: statistics.median(notebook_alone(path, workdir) for _ in range(1 if args.quick else 3))
-                 for path in sorted(SOLUTIONS.glob("*.ipynb"))}
-        if args.plain:
+            floors += [floor_once(workdir) for _ in range(1 if args.quick else 2)]
+        graded: dict[str, dict[str, list[float]]] = {}  # isolation -> course notebook -> seconds
+        for isolation in {isolated, "none"}:
+            for line in (tmp_path / f"timings-{isolation}.jsonl").read_text().splitlines():
+                record = json.loads(line)
+                graded.setdefault(isolation, {}).setdefault(record["notebook"], []).append(record["seconds"])
+        alone = {} if args.quick else {
+            path.stem: statistics.median(notebook_alone(path, workdir) for _ in range(3))
+            for path in solutions}
+        if not args.quick:
             plain_folder = tmp_path / "plain"
-            plain_notebooks = make_submissions(plain_folder, min(learners, 3))
+            plain_notebooks = make_submissions(plain_folder, min(learners, 3), solutions)
             out = tmp_path / "grades-plain.csv"
-            plain = (plain_notebooks, *grade(plain_folder, 1, out, "--plain-kernels"))
+            plain = (plain_notebooks, *grade(plain_folder, 1, out, "--plain-kernels", "--isolation", "none"))
             problems += unsolved(out, plain_notebooks)
 
     floor = statistics.median(floors)
     print(f"Grading: time per notebook against a fresh kernel running one trivial cell"
           f"{' (--quick: rough figures)' if args.quick else ''}")
     print(f"python {sys.version.split()[0]}, {cores} cores; {learners} learners x "
-          f"{len(list(SOLUTIONS.glob('*.ipynb')))} solution notebooks = {notebooks} notebooks; {rounds} round(s)")
+          f"{len(solutions)} solution notebooks = {notebooks} notebooks; {rounds} round(s)")
     print()
     print(f"floor: trivial notebook in a fresh kernel (nbclient): {floor:.3f} s "
           f"(median of {len(floors)}, from {min(floors):.3f} to {max(floors):.3f})")
     print()
-    print(f"{'kernels':<8}  {'jobs':>4}  {'notebooks':>9}  {'wall s':>7}  {'per notebook s':>14}  {'x floor':>7}"
-          f"  {'CPU s per notebook':>18}  {'cores busy':>10}")
+    if why_not:
+        print(f"bubblewrap cannot run here ({why_not}): the isolated figures could not be taken")
+        print()
+    print(f"{'kernels':<8}  {'isolation':<9}  {'jobs':>4}  {'notebooks':>9}  {'wall s':>7}  {'per notebook s':>14}"
+          f"  {'x floor':>7}  {'CPU s per notebook':>18}  {'cores busy':>10}")
     per_notebook = {}
-    for jobs in ("1", "2"):
-        for wall, cpu in runs[jobs]:
-            print(f"{'forked':<8}  {jobs:>4}  {notebooks:>9}  {wall:>7.1f}  {wall / notebooks:>14.3f}  "
-                  f"{wall / notebooks / floor:>6.2f}x  {cpu / notebooks:>18.3f}  {cpu / wall:>10.2f}")
-        per_notebook[jobs] = statistics.median(wall for wall, _ in runs[jobs]) / notebooks
+    for (isolation, jobs), measured in sorted(runs.items(), key=lambda item: (item[0][0] != isolated, item[0][1])):
+        for wall, cpu in measured:
+            cpu_figures = (f"{cpu / notebooks:>18.3f}  {cpu / wall:>10.2f}" if isolation == "none"
+                           else f"{'n/a':>18}  {'n/a':>10}")  # a sandbox's CPU time never reaches this process
+            print(f"{'forked':<8}  {isolation:<9}  {jobs:>4}  {notebooks:>9}  {wall:>7.1f}  {wall / notebooks:>14.3f}  "
+                  f"{wall / notebooks / floor:>6.2f}x  {cpu_figures}")
+        per_notebook[isolation, jobs] = statistics.median(wall for wall, _ in measured) / notebooks
     if plain:
         count, wall, cpu = plain
-        print(f"{'plain':<8}  {1:>4}  {count:>9}  {wall:>7.1f}  {wall / count:>14.3f}  {wall / count / floor:>6.2f}x  "
-              f"{cpu / count:>18.3f}  {cpu / wall:>10.2f}")
+        print(f"{'plain':<8}  {'none':<9}  {1:>4}  {count:>9}  {wall:>7.1f}  {wall / count:>14.3f}  "
+              f"{wall / count / floor:>6.2f}x  {'n/a':>18}  {'n/a':>10}   (a fresh kernel per notebook, "
+              f"as nbgrader and otter grade)")
     print()
-    print(f"{'per course notebook (--jobs 1)':<32}  {'run alone, nbclient s':>21}  {'graded s':>8}  {'x floor':>7}")
-    for stem, seconds in sorted(graded.items()):
+    print(f"{'per course notebook (--jobs 1)':<32}  {'run alone, nbclient s':>21}  {'graded s, ' + isolated:>15}  "
+          f"{'graded s, none':>14}  {'x floor':>7}")
+    for stem, seconds in sorted(graded[isolated].items()):
         median = statistics.median(seconds)
-        print(f"{stem:<32}  {alone.get(stem, float('nan')):>21.3f}  {median:>8.3f}  {median / floor:>6.2f}x")
+        bare = statistics.median(graded["none"].get(stem, [float("nan")]))
+        print(f"{stem:<32}  {alone.get(stem, float('nan')):>21.3f}  {median:>15.3f}  {bare:>14.3f}  "
+              f"{median / floor:>6.2f}x")
     print()
-    ratio = per_notebook["1"] / floor
+    ratio = per_notebook[isolated, "1"] / floor
     print(f"target: at most {TARGET_FLOOR_RATIO:g}x the floor per notebook at --jobs 1: {ratio:.2f}x "
-          f"(median {per_notebook['1']:.3f} s), {'met' if ratio <= TARGET_FLOOR_RATIO else 'NOT met'}")
-    speedup = per_notebook["1"] / per_notebook["2"]
+          f"(median {per_notebook[isolated, '1']:.3f} s, isolation {isolated}), "
+          f"{'met' if ratio <= TARGET_FLOOR_RATIO else 'NOT met'}")
+    speedup = per_notebook[isolated, "1"] / per_notebook[isolated, "2"]
     print(f"target: --jobs 2 at least {TARGET_SPEEDUP:g}x faster than --jobs 1: {speedup:.2f}x "
-          f"(median {per_notebook['2']:.3f} s), {'met' if speedup >= TARGET_SPEEDUP else 'NOT met'}")
+          f"(median {per_notebook[isolated, '2']:.3f} s, isolation {isolated}), "
+          f"{'met' if speedup >= TARGET_SPEEDUP else 'NOT met'}")
+    cost = per_notebook[isolated, "1"] / per_notebook["none", "1"]
+    print(f"target: isolation costs at most {TARGET_ISOLATION:g}x per notebook at --jobs 1: {cost:.2f}x "
+          f"({per_notebook[isolated, '1']:.3f} s isolated ({isolated}), {per_notebook['none', '1']:.3f} s not), "
+          + ("not measured: bubblewrap cannot run here" if why_not else 'met' if cost <= TARGET_ISOLATION else 'NOT met'))
     if problems:
         print()
         print(f"WARNING: {len(problems)} gradebook problem(s), the figures above are not valid:")

@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
 # System packages the tests need beyond the virtual environment: Debian's Chromium, which the
-# browser test (tests/browser/) drives with Playwright. Playwright's own browser download is never
-# used (it cannot be fetched here). Idempotent and quiet: one line of output.
+# browser test (tests/browser/) drives with Playwright (Playwright's own browser download is never
+# used: it cannot be fetched here), and bubblewrap, the sandbox the grader runs each kernel in
+# (`python -m looplab.grade --isolation`; tests/test_grade_isolation.py). Idempotent and quiet: one
+# line of output.
 set -euo pipefail
 
 CHROMIUM=/usr/bin/chromium
+BWRAP=/usr/bin/bwrap
 
-if [ -x "$CHROMIUM" ]; then
-    echo "install_system_deps: chromium already installed ($CHROMIUM)"
+missing=()
+[ -x "$CHROMIUM" ] || missing+=(chromium fonts-dejavu-core)
+[ -x "$BWRAP" ] || missing+=(bubblewrap)
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install_system_deps: chromium and bubblewrap already installed ($CHROMIUM, $BWRAP)"
     exit 0
 fi
 
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    echo "install_system_deps: cannot install chromium (needs root and apt-get); the browser test will be skipped"
+    echo "install_system_deps: cannot install ${missing[*]} (needs root and apt-get); without chromium the" \
+         "browser test is skipped, without bubblewrap the isolation tests are and kernels are not isolated"
     exit 0
 fi
 
@@ -20,10 +28,10 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if ! {
     apt-get update -qq &&
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 } >"$log" 2>&1; then
-    echo "install_system_deps: installing chromium failed; last lines of apt-get's output:" >&2
+    echo "install_system_deps: installing ${missing[*]} failed; last lines of apt-get's output:" >&2
     tail -n 20 "$log" >&2
     exit 1
 fi
-echo "install_system_deps: installed chromium ($("$CHROMIUM" --version 2>/dev/null || echo "$CHROMIUM"))"
+echo "install_system_deps: installed ${missing[*]} ($("$CHROMIUM" --version 2>/dev/null || echo "$CHROMIUM"), $("$BWRAP" --version 2>/dev/null || echo "$BWRAP"))"

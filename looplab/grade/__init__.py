@@ -17,10 +17,18 @@ How a notebook is graded
   the manifest gives it, the one the official check cell passes, `check("2.1", tool_result)`.
 - It runs top to bottom in a fresh kernel (nbclient), offline whatever the environment says
   (no ANTHROPIC_* variables, LOOPLAB_MODE=offline, HTTP proxies pointed at a closed port, its own
-  IPython directory), in a temporary folder holding a copy of the file. Errors don't stop the run.
+  IPython directory, emptied before the next notebook), in a temporary folder holding a copy of the
+  file. Errors don't stop the run.
   A cell that runs past `--cell-timeout` is interrupted and the run goes on; the whole notebook is
   stopped at `--timeout`. `--jobs N` (default: the number of cores) grades N notebooks at a time,
-  each in its own kernel.
+  each in its own kernel, in a job slot of its own (slots.py: its folders, its template).
+- Isolation (sandbox.py, `--isolation auto|bwrap|none`): where bubblewrap works, every slot is a
+  sandbox: the system, the interpreter, the venv and the course read-only, the slot's own folders
+  writable, nothing else visible (not the submissions, the instructor's home, the other slots); no
+  network (the grader reaches the kernel over IPC sockets in the slot's folder); a PID namespace of
+  its own, whose processes all die when the notebook ends. `auto` says first, and again at the end,
+  when kernels are NOT isolated and why. Resource limits (memory, processes, file size, open
+  files) apply either way.
 - The grader adds its own cells (in_kernel.py, kernel_cells.py), run without entering the history:
   one before the learner's first cell, which records a fingerprint of the check machinery (every
   function, class and constant of the looplab modules, their code, and the builtins); one right
@@ -41,10 +49,14 @@ How a notebook is graded
   rows say "not in this version", 0 of 0 points.
 - By default (on Linux) kernels are forked from a template process that has already imported the
   kernel, the SDK and looplab (and formatted one traceback: IPython's first costs most of a
-  second), so each notebook pays neither the kernel's start-up imports nor `import anthropic`. The
-  template is forked from the grader itself at start, before it has run anything. A forked kernel
-  is still a fresh process: it has never run anyone's code and shares nothing with other kernels.
-  `--plain-kernels` starts each kernel the usual way instead (about 2 s more per notebook).
+  second), so each notebook pays neither the kernel's start-up imports nor `import anthropic`. Each
+  slot has its own template, serving one kernel at a time: forked from the grader itself at start,
+  before it has run anything, or started inside the slot's sandbox. A forked kernel is still a fresh
+  process: it has never run anyone's code and shares nothing with other kernels. A template a kernel
+  killed is started again, and the notebook it held graded once more, so only a notebook that kills
+  its own template gets the rows of a dead kernel.
+  `--plain-kernels` starts each kernel the usual way instead (about 2 s more per notebook), under a
+  small parent (so a kernel that kills its parent never kills the grader), in a sandbox of its own.
   jupyter_client gets these kernels through its public seams: a kernel spec the grader writes, whose
   provisioner (`looplab-fork`, an entry point of this package) forks instead of starting a process.
 - The run goes through a plain nbclient NotebookClient: a cell past its limit is interrupted, and
@@ -76,8 +88,8 @@ checks call it), so code written specifically against this grader (reading its k
 process, patching the interpreter) is beyond what any in-kernel grader can rule out. Code that
 redefines or patches the checks, prints fake results, shadows the names a cell would call, replaces
 the display publisher, hides the reports or rewrites the grader's cells (input or AST transformers)
-is caught: README.md lists the fixtures that show it. It also runs the learner's code as you: grade untrusted submissions in a
-throwaway account or container.
+is caught: README.md lists the fixtures that show it. Without isolation it also runs the learner's code as you: grade untrusted
+submissions in a throwaway account or container.
 """
 
 from .course import SubmissionVersion, exercise_number, load_course, not_in_version, submission_version

@@ -19,6 +19,7 @@ from .grading import GradingOptions, GradingResult, UsageError, grade
 from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
 from .report import summary_table, write_csv
 from .roster import Roster, RosterError, read_roster
+from .sandbox import ISOLATIONS, IsolationUnavailable, choose
 from .spreadsheet import write_csv_rows
 
 DEFAULT_OUT = "graded/grades.csv"
@@ -49,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"seconds a whole notebook may run (default: {DEFAULT_TIMEOUT})")
     parser.add_argument("--plain-kernels", action="store_true",
                         help="start every kernel from scratch instead of forking it from a template")
+    parser.add_argument("--isolation", choices=ISOLATIONS, default="auto",
+                        help="run each kernel in a bubblewrap sandbox (bwrap: fail where it cannot run; auto, the "
+                             "default: where it can, else say so first and grade without; none: never)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     exports = parser.add_argument_group("exports")
     exports.add_argument("--report", metavar="FILE", help="also write the class report, one HTML page, here")
@@ -74,15 +78,21 @@ def main(argv: list[str] | None = None) -> int:
     except RosterError as error:
         parser.error(str(error))
 
+    try:
+        isolation = choose(args.isolation)
+    except IsolationUnavailable as error:
+        parser.error(str(error))
+    if isolation.note:  # the first thing said: learners' code is about to run as you
+        print(f"looplab.grade: {isolation.note}", file=sys.stderr, flush=True)
     started = time.monotonic()
     options = GradingOptions(jobs=args.jobs, cell_timeout=args.cell_timeout, timeout=args.timeout,
-                             forked=not args.plain_kernels, feedback=Path(args.feedback) if args.feedback else None,
-                             progress=not args.quiet)
+                             forked=not args.plain_kernels, isolation=isolation,
+                             feedback=Path(args.feedback) if args.feedback else None, progress=not args.quiet)
     try:
         result = grade(args.submissions, options)
     except UsageError as error:
         parser.error(str(error))
-    except (KeyboardInterrupt, asyncio.CancelledError):
+    except (KeyboardInterrupt, asyncio.CancelledError):  # stopped before grading began
         print("\nlooplab.grade: stopped; no gradebook written", file=sys.stderr)
         return 130
     elapsed = time.monotonic() - started
@@ -104,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
               + "".join(f"; {name}: {path}" for name, path in
                         (("wide", args.wide), ("report", args.report), ("Canvas", args.canvas),
                          ("Gradescope", args.gradescope)) if path))
-    return 0
+    return 130 if result.stopped else 0
 
 
 def write_exports(args, result: GradingResult, roster: Roster | None, elapsed: float) -> list[str]:

@@ -19,6 +19,7 @@ from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, plan_run, read_submissi
 from .report import GradingProgress, write_feedback
 from .rows import rows_for
 from .runner import Grader
+from .sandbox import Isolation, IsolationUnavailable, choose
 from .status import Status
 from .submissions import Submission, collect, submission_order
 
@@ -29,6 +30,7 @@ class GradingOptions:
     cell_timeout: float = DEFAULT_CELL_TIMEOUT  # seconds a cell may run before it is interrupted
     timeout: float = DEFAULT_TIMEOUT  # seconds a whole notebook may run
     forked: bool = True  # kernels forked from a warm template (Linux; elsewhere always plain)
+    isolation: str | Isolation = "auto"  # auto, bwrap, none (sandbox.choose), or what choose() already said
     feedback: Path | None = None  # where the executed copies with their grade go
     progress: bool = False  # show each graded submission on stderr
 
@@ -38,6 +40,7 @@ class GradingResult:
     rows: list[Row]  # the gradebook, in order (learner, then file)
     submissions: int  # how many were graded
     notes: list[str] = field(default_factory=list)  # for the instructor (e.g. the template failed)
+    stopped: bool = False  # interrupted (Ctrl-C, SIGTERM): the submissions not graded have a row saying so
     feedback: dict[str, Path] = field(default_factory=dict)  # a submission's file -> its feedback notebook
 
 
@@ -52,8 +55,14 @@ def inside(path: Path, folders: list[Path]) -> bool:
 
 def grade(paths: list[str], options: GradingOptions) -> GradingResult:
     """Grade the notebooks under these paths. Raises UsageError before grading anything if it can't."""
+    try:
+        isolation = options.isolation if isinstance(options.isolation, Isolation) else choose(options.isolation)
+    except (IsolationUnavailable, ValueError) as error:
+        raise UsageError(str(error)) from None
+    hidden = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
+    hidden += [options.feedback] if options.feedback is not None else []
     grader = Grader(jobs=options.jobs, cell_timeout=options.cell_timeout, timeout=options.timeout,
-                    forked=options.forked)
+                    forked=options.forked, isolation=isolation, hidden=hidden)
     grader.spawn_template()  # now, while this process is single-threaded
     return asyncio.run(_grade(paths, options, grader))
 
@@ -78,20 +87,28 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
         progress = GradingProgress(len(submissions)) if options.progress else None
         taken: dict[Path, str] = {}  # feedback files written -> the submission's file
 
-        async def one(submission: Submission) -> list[Row]:
-            rows = await grade_submission(submission, course, grader, options.feedback, taken)
+        graded: dict[int, list[Row]] = {}  # by the submission's place in `submissions`, as each is done
+
+        async def one(index: int, submission: Submission) -> None:
+            graded[index] = await grade_submission(submission, course, grader, options.feedback, taken)
             if progress:
                 progress.update(f"{submission.learner}: {submission.file}")
-            return rows
 
-        await template
-        graded = await asyncio.gather(*(one(submission) for submission in submissions))
+        stopped = False
+        try:  # each notebook waits for a free slot: the first ones start as soon as one slot is ready
+            await asyncio.gather(*(one(index, submission) for index, submission in enumerate(submissions)))
+            await template
+        except (asyncio.CancelledError, KeyboardInterrupt):  # the gradebook is still written, with what was graded
+            stopped = True
+            grader.notes.append(f"stopped before the end: {len(graded)} of {len(submissions)} submission(s) graded")
     finally:
         if not template.done():
             await asyncio.gather(template, return_exceptions=True)
         await grader.close()
-    return GradingResult([row for rows in graded for row in rows], len(submissions), grader.notes,
-                         {file: target for target, file in taken.items()})
+    rows = [row for index, submission in enumerate(submissions) for row in graded.get(index) or [
+        one_row(submission, Status.GRADER_ERROR, "not graded: the grader was stopped before it")]]
+    return GradingResult(rows, len(graded), grader.notes, feedback={file: target for target, file in taken.items()},
+                         stopped=stopped)
 
 
 async def grade_submission(submission: Submission, course: dict, grader: Grader, feedback: Path | None,

@@ -29,6 +29,8 @@ from jupyter_client.provisioning import KernelProvisionerFactory, LocalProvision
 from traitlets import Unicode
 
 FORK_SERVER_BOOT = "from looplab.grade.kernels import serve_forks; serve_forks()"
+# The template of a sandbox: told the grader's PID namespace, so it clears its own only when it is in another one.
+SANDBOXED_BOOT = "from looplab.grade.kernels import serve_forks; serve_forks(outside_pid_namespace={namespace!r})"
 PROVISIONER_NAME = "looplab-fork"  # the entry point declared in pyproject.toml
 KERNEL_NAME = "looplab-grader"  # the kernel spec the grader writes in its temporary folder
 
@@ -60,12 +62,35 @@ def _die_with_parent() -> None:
         pass
 
 
-def serve_forks() -> None:
+def pid_namespace() -> str:
+    """This process's PID namespace (e.g. "pid:[4026531836]"), or "" where /proc does not say."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return ""
+
+
+def _prctl(option: int, value: int) -> None:
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(option, value)
+    except Exception:
+        pass
+
+
+def serve_forks(outside_pid_namespace: str | None = None) -> None:
     """The kernel template: import what kernels need once, then fork a kernel per request.
 
     Speaks JSON lines: reads {"id", "argv", "env", "cwd"} on stdin, answers {"id", "pid"}, and
-    {"id", "exit"} when that kernel has exited. Stays single-threaded (forking is only safe
-    then), and kills every kernel it made when its stdin closes.
+    {"id", "exit"} when that kernel has exited; {"id", "signal"} signals that kernel's process
+    group (the grader cannot: in a sandbox the kernel's pid means nothing outside). Stays
+    single-threaded (forking is only safe then), and kills every kernel it made when its stdin closes.
+
+    In a sandbox (`outside_pid_namespace` given: the grader's) the template is alone in its PID
+    namespace with one kernel at a time. It makes itself non-dumpable (a kernel can neither ptrace
+    it nor write its memory) and the reaper of orphans; when a kernel exits it kills everything
+    else in the namespace (what the notebook started, `setsid` or not) and empties /dev/shm before
+    it reports the exit, so nothing of one notebook reaches the next.
     """
     import importlib
     import select
@@ -75,6 +100,13 @@ def serve_forks() -> None:
     _die_with_parent()
     if os.getppid() != parent:
         os._exit(1)
+    sandboxed = outside_pid_namespace is not None and pid_namespace() not in ("", outside_pid_namespace)
+    if outside_pid_namespace is not None and not sandboxed:
+        _write_line(1, {"error": "the sandboxed template is not in a PID namespace of its own"})
+        return
+    if sandboxed:
+        _prctl(4, 0)  # PR_SET_DUMPABLE: no ptrace, no /proc/<pid>/mem for the kernels
+        _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans are reparented here, to be reaped
     if sys.path and sys.path[0] in ("", os.getcwd()):
         del sys.path[0]  # as ipykernel_launcher does; the kernel puts the cwd back
     for name in PRELOAD:
@@ -112,6 +144,8 @@ def serve_forks() -> None:
                 return
             request_id = children.pop(pid, None)
             if request_id is not None:
+                if sandboxed:
+                    _clear_namespace()
                 _write_line(1, {"id": request_id, "exit": os.waitstatus_to_exitcode(status)})
 
     buffer = b""
@@ -136,6 +170,14 @@ def serve_forks() -> None:
         while b"\n" in buffer:
             line, buffer = buffer.split(b"\n", 1)
             request = json.loads(line)
+            if "signal" in request:
+                kernel = next((pid for pid, rid in children.items() if rid == request["id"]), None)
+                if kernel is not None:
+                    try:
+                        os.killpg(kernel, request["signal"])
+                    except OSError:
+                        pass
+                continue
             pid = os.fork()
             if pid == 0:
                 os.close(wake_read)
@@ -154,6 +196,27 @@ def serve_forks() -> None:
         except OSError:
             pass
     os._exit(0)  # no interpreter teardown: thousands of modules, half a second
+
+
+def _clear_namespace() -> None:
+    """Sandbox only: kill every process but this one (and the namespace's init), reap them, empty /dev/shm."""
+    try:
+        os.kill(-1, signal.SIGKILL)  # in a PID namespace of its own: everything a notebook left
+    except OSError:
+        pass
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+    import shutil
+    for entry in Path("/dev/shm").glob("*") if Path("/dev/shm").is_dir() else ():
+        try:
+            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+        except OSError:
+            pass
 
 
 def _warm_tracebacks() -> None:
@@ -187,6 +250,8 @@ def _kernel_child(request: dict) -> None:
         signal.set_wakeup_fd(-1)
         os.setpgid(0, 0)
         _die_with_parent()
+        from .sandbox import limit_resources
+        limit_resources()
         for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGPIPE):
             signal.signal(signum, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -210,12 +275,16 @@ def _kernel_child(request: dict) -> None:
 
 
 class ForkedKernel:
-    """What LocalProvisioner expects of a Popen, for a kernel forked by the template."""
+    """What LocalProvisioner expects of a Popen, for a kernel forked by the template.
+
+    Signals go through the template: in a sandbox the kernel's pid is one of its PID namespace.
+    """
 
     stdin = stdout = stderr = None
 
-    def __init__(self, pid: int):
+    def __init__(self, pid: int, server: ForkServer, request_id: int):
         self.pid = pid
+        self.server, self.request_id = server, request_id
         self.returncode: int | None = None
         self.exited = asyncio.Event()
 
@@ -227,7 +296,7 @@ class ForkedKernel:
 
     def send_signal(self, signum: int) -> None:
         if self.returncode is None:
-            os.kill(self.pid, signum)
+            self.server.send_signal(self.request_id, signum)
 
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
@@ -249,8 +318,10 @@ class ForkServer:
     imported (they come with `import looplab.grade`); otherwise it starts a new interpreter.
     """
 
-    def __init__(self, env: dict, cwd: str, debug: bool):
+    def __init__(self, env: dict, cwd: str, debug: bool, sandbox: list[str] | None = None):
         self.env, self.cwd, self.debug = env, cwd, debug
+        self.sandbox = sandbox  # the bwrap command line (ending in --) the template runs in, if any
+        self.lost = False  # the template exited (or was killed) while it should be serving
         self.key = uuid.uuid4().hex  # how its kernel spec names it (see TEMPLATES)
         self.process_id: int | None = None  # the template's
         self.pid: int | None = None  # the template's, as it reports itself
@@ -267,7 +338,12 @@ class ForkServer:
         to_read, to_write = os.pipe()
         from_read, from_write = os.pipe()
         stderr = None if self.debug else os.open(os.devnull, os.O_WRONLY)
-        if threading.active_count() == 1:
+        if self.sandbox is not None:
+            import subprocess
+            boot = SANDBOXED_BOOT.format(namespace=pid_namespace())
+            pid = subprocess.Popen(self.sandbox + [sys.executable, "-c", boot], stdin=to_read, stdout=from_write,
+                                   stderr=stderr, env=self.env, cwd=self.cwd, start_new_session=True).pid
+        elif threading.active_count() == 1:
             pid = os.fork()
             if pid == 0:
                 try:
@@ -321,8 +397,10 @@ class ForkServer:
             message = json.loads(line)
             if self._ready is not None and not self._ready.done():
                 self._ready.set_result(message)
+            elif "id" not in message:
+                continue  # a late "ready", after the start was given up (the run stopped meanwhile)
             elif "pid" in message:
-                kernel = ForkedKernel(message["pid"])
+                kernel = ForkedKernel(message["pid"], self, message["id"])
                 self._kernels[message["id"]] = kernel
                 future = self._pending.pop(message["id"], None)
                 if future and not future.done():
@@ -332,6 +410,7 @@ class ForkServer:
 
     def _ended(self) -> None:
         """The template is gone, and its kernels with it."""
+        self.lost = True
         asyncio.get_running_loop().remove_reader(self._from)
         if self._ready is not None and not self._ready.done():
             self._ready.set_result({"error": "the kernel template exited while starting"})
@@ -350,20 +429,32 @@ class ForkServer:
         _write_line(self._to, request)  # a few hundred bytes: the pipe never fills
         return await future
 
+    def send_signal(self, request_id: int, signum: int) -> None:
+        """Signal a kernel's process group, through the template (a lost template's kernels are gone)."""
+        if self._to >= 0 and not self.lost:
+            try:
+                _write_line(self._to, {"id": request_id, "signal": int(signum)})
+            except OSError:
+                pass
+
     async def close(self) -> None:
+        self.lost = True
         if self._to >= 0:
             os.close(self._to)  # the template kills its kernels and exits
             self._to = -1
         if self.process_id is not None:
             deadline = time.monotonic() + 10
-            while True:
-                done, _ = os.waitpid(self.process_id, os.WNOHANG)
-                if done or time.monotonic() > deadline:
-                    break
-                await asyncio.sleep(0.005)
-            if not done:
-                os.kill(self.process_id, signal.SIGKILL)
-                os.waitpid(self.process_id, 0)
+            try:
+                while True:
+                    done, _ = os.waitpid(self.process_id, os.WNOHANG)
+                    if done or time.monotonic() > deadline:
+                        break
+                    await asyncio.sleep(0.005)
+                if not done:
+                    os.kill(self.process_id, signal.SIGKILL)  # the grader's child: bwrap, or the template
+                    os.waitpid(self.process_id, 0)
+            except ChildProcessError:
+                pass
             self.process_id = None
         if self._from >= 0:
             try:
@@ -394,7 +485,8 @@ class ForkProvisioner(LocalProvisioner):
         env = dict(kwargs.get("env") or os.environ)
         env["JPY_PARENT_PID"] = str(server.pid)  # ipykernel exits if the template does
         self.process = await server.fork(argv, env, str(kwargs.get("cwd") or os.getcwd()))
-        self.pid = self.pgid = self.process.pid
+        self.pid = self.process.pid
+        self.pgid = None  # never signalled from here: LocalProvisioner then asks the process, which asks the template
         self.cwd = kwargs.get("cwd")
         return self.connection_info
 
@@ -406,11 +498,47 @@ class ForkProvisioner(LocalProvisioner):
         return code
 
 
-def write_kernel_spec(folder: Path, template: ForkServer | None) -> KernelSpecManager:
+# How a plain kernel starts: its resource limits set, then ipykernel, under a small parent that only
+# waits for it, so a kernel that kills its parent (`os.kill(os.getppid(), 9)`) kills that parent, and
+# itself with it (a parent-death signal), never the grader. (In a sandbox, a kernel whose parent is the
+# namespace's init would take itself for an orphan and exit: ipykernel's parent poller.)
+PLAIN_KERNEL = """
+import os, signal, sys
+{limits}
+kernel = [sys.executable, "-m", "ipykernel_launcher"] + sys.argv[1:]
+parent = os.getpid()
+pid = os.fork()
+if pid == 0:
+    import ctypes
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
+    os.execv(sys.executable, kernel)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGTERM, lambda signum, frame: os.kill(pid, signum))
+_, status = os.waitpid(pid, 0)
+os._exit(os.waitstatus_to_exitcode(status) % 256)
+"""
+
+
+def plain_kernel_argv(sandbox: list[str] | None) -> list[str]:
+    """The command line of a plain kernel: in the sandbox (a bwrap command line) if given."""
+    from .sandbox import limits_source
+
+    launcher = PLAIN_KERNEL.format(limits=limits_source())
+    return list(sandbox or []) + [sys.executable, "-c", launcher, "-f", "{connection_file}"]
+
+
+def write_kernel_spec(folder: Path, template: ForkServer | None, sandbox: list[str] | None = None) -> KernelSpecManager:
     """A kernel spec for the grader's kernels (this interpreter's ipykernel; forked from `template` if
-    given), and a KernelSpecManager that finds it."""
-    spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+    given, else started in the `sandbox` command line if given), and a KernelSpecManager that finds it.
+
+    A sandboxed kernel is interrupted by a message on its control channel: signals from outside
+    would not reach it (the template forwards them for a forked one)."""
+    spec = {"argv": plain_kernel_argv(None if template else sandbox),
             "display_name": "looplab grader", "language": "python", "metadata": {}}
+    if sandbox is not None and template is None:
+        spec["interrupt_mode"] = "message"
     if template is not None:
         spec["metadata"]["kernel_provisioner"] = {"provisioner_name": PROVISIONER_NAME,
                                                   "config": {"template": template.key}}

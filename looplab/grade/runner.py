@@ -20,9 +20,11 @@ from typing import Any
 
 from .grader_reports import take_report
 from .kernel_cells import grader_cell_source
-from .kernels import KERNEL_NAME, TEMPLATES, ForkServer, provisioner_registered, write_kernel_spec
+from .kernels import KERNEL_NAME
 from .outcome import Outcome
 from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, GraderCell, Plan
+from .sandbox import Isolation, bwrap_argv, read_only_paths
+from .slots import Slot
 
 CHECK_MARGIN = 5  # seconds per exercise on top of the check's own time limit, for the grader's cells
 
@@ -74,66 +76,68 @@ async def _wait_ready(kc, km, timeout: float) -> None:
 
 
 class Grader:
-    """Kernels for notebooks: at most `jobs` at once, forked from a template unless `forked` is False."""
+    """Kernels for notebooks: at most `jobs` at once, each in a job slot of its own (slots.py), forked from
+    the slot's template unless `forked` is False, in a bubblewrap sandbox if `isolation` says so.
+
+    `hidden` are folders no sandbox may show (the submissions, the feedback folder) even where they
+    lie inside one it must show (such as the course's folder)."""
 
     def __init__(self, *, jobs: int, cell_timeout: float = DEFAULT_CELL_TIMEOUT, timeout: float = DEFAULT_TIMEOUT,
-                 forked: bool = True):
+                 forked: bool = True, isolation: Isolation = Isolation(False), hidden: list[Path] = ()):
         self.jobs, self.cell_timeout, self.timeout = jobs, cell_timeout, timeout
         self.forked = forked and can_fork()
-        self.notes: list[str] = []
+        self.isolation = isolation
+        self.notes: list[str] = [isolation.note] if isolation.note else []
         self.tmp = Path(tempfile.mkdtemp(prefix="looplab-grade-"))
-        (self.tmp / "ipython").mkdir()  # one IPython directory (no config, no startup files) for every kernel
-        self.server: ForkServer | None = None
-        self.kernel_specs = write_kernel_spec(self.tmp / "kernels", None)
-        self.slots = asyncio.Semaphore(jobs)  # kernels alive at once
         self.debug = os.environ.get("LOOPLAB_GRADE_DEBUG")
+        read_only = read_only_paths() if isolation.sandboxed else []
+        self.slots = []
+        for number in range(jobs):
+            folder = self.tmp / f"slot-{number}"
+            sandbox = None
+            if isolation.sandboxed:
+                sandbox = bwrap_argv([folder / "scratch", folder / "ipc"], read_only,
+                                     [Path(path).resolve() for path in hidden])
+            self.slots.append(Slot(folder, sandbox, self.forked, bool(self.debug)))
+        self.free: asyncio.Queue | None = None  # the slots no notebook runs in
 
     @property
     def check_limit(self) -> float:
         from ..checks.core import TIME_LIMIT_SECONDS
         return TIME_LIMIT_SECONDS
 
-    def kernel_env(self, ipython_dir: Path) -> dict:
+    def kernel_env(self) -> dict:
+        """What every kernel's environment starts from (each slot adds its own folders: Slot.env)."""
         env = {key: value for key, value in os.environ.items()
                if not key.startswith("ANTHROPIC_") and key.upper() not in ("NO_PROXY", "JPY_PARENT_PID")}
         env["LOOPLAB_MODE"] = "offline"
         for key in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
             env[key] = env[key.lower()] = DEAD_PORT_PROXY
-        env["IPYTHONDIR"] = str(ipython_dir)
         env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
         return env
 
     def spawn_template(self) -> None:
-        """Start the kernel template now, before the event loop (see ForkServer.spawn)."""
-        if self.forked and self.server is None:
-            self.server = ForkServer(self.kernel_env(self.tmp / "ipython"), str(self.tmp), bool(self.debug))
-            self.server.spawn()
+        """Start the slots' templates now, before the event loop (see ForkServer.spawn)."""
+        if self.forked:
+            for slot in self.slots:
+                slot.spawn(self.kernel_env())
 
     async def start(self) -> None:
-        """The template ready and its kernel spec written; on any failure, plain kernels and a note."""
-        if not self.forked:
-            return
-        try:
-            if self.server is None:
-                self.server = ForkServer(self.kernel_env(self.tmp / "ipython"), str(self.tmp), bool(self.debug))
-            await self.server.start()
-            specs = write_kernel_spec(self.tmp / "kernels", self.server)
-            if not provisioner_registered(specs):
-                raise RuntimeError("its kernel provisioner is not registered: reinstall looplab")
-            TEMPLATES[self.server.key] = self.server
-            self.kernel_specs = specs
-        except Exception as error:
-            if self.server is not None:
-                await self.server.close()
-            self.server = None
-            self.forked = False
-            self.kernel_specs = write_kernel_spec(self.tmp / "kernels", None)
-            self.notes.append(f"kernels are started the plain way: the kernel template failed ({error})")
+        """Every slot ready; a slot whose template failed starts plain kernels, and a note says why."""
+        self.free = asyncio.Queue()
+
+        async def ready(slot: Slot) -> None:  # a notebook can start in it while the other slots still start
+            await slot.start(self.kernel_env())
+            self.free.put_nowait(slot)
+
+        await asyncio.gather(*(ready(slot) for slot in self.slots))
+        failures = sorted({slot.failure for slot in self.slots if slot.failure})
+        if failures:
+            self.forked = any(slot.forked for slot in self.slots)
+            self.notes.append(f"kernels are started the plain way: the kernel template failed ({'; '.join(failures)})")
 
     async def close(self) -> None:
-        if self.server:
-            TEMPLATES.pop(self.server.key, None)
-            await self.server.close()
+        await asyncio.gather(*(slot.stop() for slot in self.slots), return_exceptions=True)
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def _cell_limit(self, plan: Plan, index: int | None) -> float:
@@ -143,25 +147,38 @@ class Grader:
         return plan.cell_limit
 
     async def run(self, plan: Plan) -> Outcome:
-        """Run one notebook in a fresh kernel, once one of the --jobs slots is free."""
-        outcome = Outcome()
-        workdir = Path(tempfile.mkdtemp(dir=self.tmp))
-        session = None
+        """Run one notebook in a fresh kernel, once one of the --jobs slots is free.
+
+        A notebook whose template was lost while it ran (a kernel killed it: its own, or in a run
+        without isolation perhaps another's) runs once more in a new one, so that only a notebook
+        that kills its own template gets the rows of a dead kernel, as it would graded alone."""
+        if self.free is None:
+            await self.start()
+        slot = await self.free.get()
         try:
-            async with self.slots:
-                started = time.perf_counter()
-                try:
-                    session = await self._start(plan, outcome, workdir)
-                    if 0 not in outcome.failures and outcome.died_at is None:
-                        await self._run_with_limit(plan, outcome, session)
-                except Exception as error:
-                    outcome.error = f"{type(error).__name__}: {error}"
-                finally:
-                    if session is not None:
-                        await self._shutdown(session.km, session.kc)
-                    self._log_time(plan, time.perf_counter() - started)
+            for attempt in (1, 2):
+                await slot.prepare(self.kernel_env())
+                outcome = await self._run_in(slot, plan)
+                if not (slot.server is not None and slot.server.lost):
+                    break
+            return outcome
         finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+            self.free.put_nowait(slot)
+
+    async def _run_in(self, slot: Slot, plan: Plan) -> Outcome:
+        outcome = Outcome()
+        session = None
+        started = time.perf_counter()
+        try:
+            session = await self._start(plan, outcome, slot)
+            if 0 not in outcome.failures and outcome.died_at is None:
+                await self._run_with_limit(plan, outcome, session)
+        except Exception as error:
+            outcome.error = f"{type(error).__name__}: {error}"
+        finally:
+            if session is not None and not await self._shutdown(session.km, session.kc) and slot.server:
+                await slot.stop()  # its template did not report the kernel's end: a new one for the next notebook
+            self._log_time(plan, time.perf_counter() - started)
         return outcome
 
     @staticmethod
@@ -213,18 +230,20 @@ class Grader:
             allow_errors=True, record_timing=False, skip_cells_with_tag="looplab-grader-never-skips",
         )
 
-    async def _start(self, plan: Plan, outcome: Outcome, workdir: Path) -> Session:
-        """A fresh kernel in its own folder, ready, with the grader's first cell run."""
+    async def _start(self, plan: Plan, outcome: Outcome, slot: Slot) -> Session:
+        """A fresh kernel in its slot's work folder, ready, with the grader's first cell run."""
         import zmq
         from jupyter_client import AsyncKernelManager
 
-        work = workdir / "work"
-        work.mkdir()
+        work = slot.work
         (work / plan.submission.path.name).write_bytes(plan.submission.path.read_bytes())
-        env = self.kernel_env(self.tmp / "ipython")
-        km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=self.kernel_specs)
+        env = slot.env(self.kernel_env())
+        channels = {}
+        if slot.sandbox is not None:  # no network in the sandbox: IPC sockets in the slot's own folder
+            channels = {"transport": "ipc", "connection_file": str(slot.ipc / "kernel.json")}
+        km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=slot.specs, **channels)
         extra = {}
-        if self.server is None:
+        if slot.server is None:
             log = None if self.debug else asyncio.subprocess.DEVNULL
             extra = {"stdout": log, "stderr": log}
         client = self._client(plan, outcome, km)
@@ -282,8 +301,9 @@ class Grader:
                         expected=start.get("digest"), exercises=[[e.id, e.name] for e in grader_cell.exercises])
         return args
 
-    async def _shutdown(self, km, kc) -> None:
-        """Kill the kernel now (nothing of it is kept) and wait for its exit, polling quickly."""
+    async def _shutdown(self, km, kc) -> bool:
+        """Kill the kernel now (nothing of it is kept) and wait for its exit, polling quickly; False if it did not end."""
+        ended = True
         try:
             if kc is not None:
                 kc.stop_channels()
@@ -296,10 +316,11 @@ class Grader:
                 try:
                     await asyncio.wait_for(self._exit_of(provisioner), 10)
                 except TimeoutError:
-                    pass
+                    ended = False
             await km.cleanup_resources()
         except Exception:
             pass
+        return ended
 
     @staticmethod
     async def _exit_of(provisioner) -> None:
