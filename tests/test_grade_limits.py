@@ -52,3 +52,12 @@ def test_without_its_provisioner_the_grader_starts_kernels_the_plain_way(monkeyp
     assert any("provisioner is not registered" in note for note in result.notes), result.notes
     assert [tuple(str(value) for value in row.as_csv()) for row in result.rows] == given_below(
         [row for row in expected_for("partial") if row[1] == NB1])
+
+
+def test_the_default_jobs_fit_the_cores_and_the_memory():
+    from looplab.grade.__main__ import default_jobs
+    from looplab.grade.sandbox import KERNEL_MEMORY
+    assert default_jobs(cores=8, memory=64 * KERNEL_MEMORY) == 8  # a big machine: one per core
+    assert default_jobs(cores=8, memory=2 * KERNEL_MEMORY + 1) == 2  # a laptop: what the memory holds
+    assert default_jobs(cores=8, memory=KERNEL_MEMORY // 2) == 1  # never none
+    assert default_jobs() >= 1

@@ -19,17 +19,38 @@ from .grading import GradingOptions, GradingResult, UsageError, grade
 from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
 from .report import summary_table, write_csv
 from .roster import Roster, RosterError, read_roster
-from .sandbox import ISOLATIONS, IsolationUnavailable, choose
+from .sandbox import ISOLATIONS, KERNEL_MEMORY, IsolationUnavailable, choose
 from .spreadsheet import write_csv_rows
 
 DEFAULT_OUT = "graded/grades.csv"
 
 
-def _default_jobs() -> int:
+def available_memory() -> int | None:
+    """Bytes of memory free for new work (Linux: MemAvailable), else the machine's memory, else None."""
     try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def default_jobs(cores: int | None = None, memory: int | None = None) -> int:
+    """One job per core, but no more than the memory holds at one kernel's cap each (KERNEL_MEMORY): a class
+    whose every notebook loops filling memory then stays within the machine, on a laptop too."""
+    if cores is None:
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except AttributeError:
+            cores = os.cpu_count() or 1
+    memory = available_memory() if memory is None else memory
+    by_memory = max(1, memory // KERNEL_MEMORY) if memory else cores
+    return max(1, min(cores, by_memory))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"the CSV gradebook to write (default: {DEFAULT_OUT}; the course's .gitignore keeps graded/ "
                              "out of git)")
     parser.add_argument("--feedback", metavar="DIR", help="also write each executed notebook, with its grade, here")
-    parser.add_argument("--jobs", type=int, default=_default_jobs(), help="notebooks graded at once (default: cores)")
+    parser.add_argument("--jobs", type=int, default=default_jobs(),
+                        help="notebooks graded at once (default: one per core, at most one per 4 GB of free memory)")
     parser.add_argument("--cell-timeout", type=float, default=DEFAULT_CELL_TIMEOUT,
                         help=f"seconds a cell may run before it is interrupted (default: {DEFAULT_CELL_TIMEOUT})")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,

@@ -51,8 +51,9 @@ SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", 
 # setrlimit per kernel: (resource name, limit). The address space bounds memory (a kernel with the SDK
 # loaded maps about 1 GB); processes stop a fork bomb (counted per user: generous, as a desktop's own
 # processes count too without a sandbox); file size and open files stop a notebook filling the disk.
+KERNEL_MEMORY = 4 << 30  # bytes of address space a kernel may map: also what the default --jobs budgets per job
 LIMITS = (
-    ("RLIMIT_AS", 4 << 30),
+    ("RLIMIT_AS", KERNEL_MEMORY),
     ("RLIMIT_NPROC", 4096),
     ("RLIMIT_FSIZE", 1 << 30),
     ("RLIMIT_NOFILE", 1024),
