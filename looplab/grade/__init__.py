@@ -20,8 +20,9 @@ How a notebook is graded
   IPython directory, emptied before the next notebook), in a temporary folder holding a copy of the
   file. Errors don't stop the run.
   A cell that runs past `--cell-timeout` is interrupted and the run goes on; the whole notebook is
-  stopped at `--timeout`. `--jobs N` (default: one per core, at most one per 4 GB of free memory) grades N notebooks at a time,
-  each in its own kernel, in a job slot of its own (slots.py: its folders, its template).
+  stopped at `--timeout`. `--jobs N` (default: one per core, at most one per 4 GB of free memory)
+  grades N notebooks at a time, each in its own kernel, in a job slot of its own (slots.py: its
+  folders, its template).
 - Isolation (sandbox.py, `--isolation auto|bwrap|none`): where bubblewrap works, every slot is a
   sandbox: the system, the interpreter, the venv and the course read-only, the slot's own folders
   writable, nothing else visible (not the submissions, the instructor's home, the other slots); no
