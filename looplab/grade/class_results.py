@@ -99,15 +99,12 @@ class Duplicate:
 
 def duplicates(rows: list[Row], course: Course = COURSE) -> list[Duplicate]:
     """Every (learner, notebook) with more than one graded copy, in gradebook order."""
-    counts = counted(rows, course)
-    found = []
-    for learner, handed_in in counts.items():
-        for stem, handed in handed_in.items():
-            files = [file for (other, file), group in by_submission(rows).items()
-                     if other == learner and group[0].notebook == stem]
-            if len(files) > 1:
-                found.append(Duplicate(learner, stem, handed.file, [file for file in files if file != handed.file]))
-    return found
+    files: dict[tuple[str, str], list[str]] = {}
+    for (learner, file), group in by_submission(rows).items():
+        files.setdefault((learner, group[0].notebook), []).append(file)
+    return [Duplicate(learner, stem, handed.file, [file for file in files[learner, stem] if file != handed.file])
+            for learner, handed_in in counted(rows, course).items() for stem, handed in handed_in.items()
+            if len(files[learner, stem]) > 1]
 
 
 def ungraded(rows: list[Row]) -> list[Row]:
