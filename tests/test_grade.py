@@ -26,6 +26,7 @@ from looplab import grade
 from looplab.checks import run_check
 from looplab.course import COURSE
 from looplab.exercises import SOLUTIONS
+from looplab.grade.limits import AFTER_A_STOP, CHECK_SECONDS
 
 FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
 sys.path.insert(0, str(FIXTURES))
@@ -34,7 +35,7 @@ import make_fixtures  # noqa: E402
 SUBMISSIONS = make_fixtures.built()  # built from the solutions when the tests run, never committed
 WORKDIR = SUBMISSIONS.parent  # the grader runs here, so the gradebook names files "submissions/..."
 
-CELL_TIMEOUT = 5  # seconds: the endless loop costs 5 s in its cell, 10 s in the check, 5 s in its check cell
+CELL_TIMEOUT = 5  # seconds: the endless loop costs 5 s in its cell, 2 s in each check, 3 s in the cell after
 # The rest of the set is graded with a limit no honest cell meets even on a loaded machine (notebook 4
 # starts a Python interpreter in one cell): a timeout note there would be the machine's, not the learner's.
 GENEROUS_CELL_TIMEOUT = 120
@@ -157,10 +158,6 @@ def after(stem: str, number: str) -> list[str]:
     return ids[ids.index(number) + 1:]
 
 
-def grade_cells(numbers: list[int]) -> str:
-    return f"cell {numbers[0]}" if len(numbers) == 1 else f"cells {numbers[0]} and {numbers[1]}"
-
-
 def expected_rows() -> list[tuple]:
     course = grade.load_course()
     numbers = {stem: nb.ids for stem, nb in course.items()}
@@ -175,14 +172,19 @@ def expected_rows() -> list[tuple]:
                      "submissions/empty", "", ""))
 
     loop, later = f"endless_loop/{NB1}.ipynb", after(NB1, "1.3")
-    # A stopped cell is reported on the first exercise graded after it: 1.3's check cell, on 1.4 if there is one.
-    cells = [exercise_cell(loop, "1.3")] + ([] if later else [check_cell(loop, "1.3")])
-    stopped = f"stopped: {grade_cells(cells)} ran past the 5 s limit"
+    # The loop's cell is stopped at the cell limit. Its check cell, under the shorter limit after a stop
+    # (AFTER_A_STOP), ends first by the check's own (CHECK_SECONDS); the cell that tries the function once
+    # more is stopped at the shorter limit, and reported on the first exercise graded after it.
+    first = f"cell {exercise_cell(loop, '1.3')} ran past the 5 s limit"
+    again = fixture_cell(loop, lambda cell: cell.get("id") == "fixture-again")
+    timeout = ("1.3", 0, f"stopped: {first}" + ("" if later else f", cell {again} past the {AFTER_A_STOP} s limit"),
+               Has(f"your code was still running after {CHECK_SECONDS} seconds"))
     noted = [(later[0], COURSE.exercise(later[0]).points, "solved",
-              f"note: cell {check_cell(loop, '1.3')} ran past the 5 s limit and was stopped")] if later else []
-    expected += rows_of("endless_loop", NB1, *solved("1.1", "1.2"),
-                        ("1.3", 0, stopped, Has("your code was still running after 10 seconds")),
-                        *noted, *solved(*later[1:]))
+              f"note: cell {again} ran past the {AFTER_A_STOP} s limit and was stopped")] if later else []
+    expected += rows_of("endless_loop", NB1, *solved("1.1", "1.2"), timeout, *noted, *solved(*later[1:]))
+    # The list that grows is stopped by the memory watch, with the check's words; the kernel lives on.
+    expected += rows_of("growing_loop", NB1, ("1.1", 0, "not solved", Has("your code ran out of memory")),
+                        *solved(*after(NB1, "1.1")))
 
     stub = [("1.1", 0, "not written yet", Has("not written yet: the code still raises NotImplementedError")),
             ("1.2", 0, "not written yet", "not written yet: CALCULATOR_TOOL is still an empty dict"),

@@ -5,6 +5,7 @@ expected rows. (A file of their own, so that the suite's workers run them beside
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 
 from looplab import grade
 from looplab.course import COURSE
@@ -22,10 +23,10 @@ def test_an_endless_loop_is_stopped_at_the_cell_limit_and_the_rest_still_counts(
 def test_a_notebook_past_the_total_limit_is_stopped_and_the_rest_still_counts(tmp_path):
     out = tmp_path / "grades.csv"
     run = run_grader(f"submissions/endless_loop/{NB1}.ipynb", "--cell-timeout", str(CELL_TIMEOUT),
-                     "--timeout", "8", "--out", str(out), "--quiet")
+                     "--timeout", "6", "--out", str(out), "--quiet")
     assert run.returncode == 0, run.stderr
     _, rows = read_csv(out)
-    stopped = "stopped: the notebook ran past the total limit (8 s)"
+    stopped = "stopped: the notebook ran past the total limit (6 s)"
     assert [row[2:6] for row in rows] == [["1.1", "2", "2", "solved"], ["1.2", "1", "1", "solved"]] + [
         [e.id, "0", str(e.points), stopped] for e in COURSE.notebook(NB1).exercises[2:]]
     assert rows[0][0] == "endless_loop"  # a file given alone: named after its folder
@@ -61,3 +62,40 @@ def test_the_default_jobs_fit_the_cores_and_the_memory():
     assert default_jobs(cores=8, memory=2 * KERNEL_MEMORY + 1) == 2  # a laptop: what the memory holds
     assert default_jobs(cores=8, memory=KERNEL_MEMORY // 2) == 1  # never none
     assert default_jobs() >= 1
+
+
+def test_stopped_cells_name_each_limit_and_read_back_as_their_status():
+    from looplab.grade.class_report import status_of
+    from looplab.grade.status import Status, stops_text
+    assert stops_text([(16, 10)]) == "cell 16 ran past the 10 s limit"
+    assert stops_text([(16, 5), (17, 5)]) == "cells 16 and 17 ran past the 5 s limit"
+    mixed = stops_text([(16, 10), (18, 3), (20, 3)])
+    assert mixed == "cell 16 ran past the 10 s limit, cells 18 and 20 past the 3 s limit"
+    assert status_of(Status.CELL_STOPPED.text(stops=mixed)) is Status.CELL_STOPPED
+    # "stopped: {stops}" matches any "stopped: ...": the longer template wins.
+    assert status_of(Status.NOTEBOOK_STOPPED.text(seconds="6")) is Status.NOTEBOOK_STOPPED
+
+
+def test_a_cell_after_a_stopped_one_gets_the_shorter_limit_and_a_grader_s_cell_outlasts_its_checks():
+    from looplab.grade.limits import AFTER_A_STOP, CHECK_SECONDS
+    from looplab.grade.outcome import Outcome
+    from looplab.grade.plan import GraderCell
+    from looplab.grade.runner import Grader
+    plan = SimpleNamespace(origin=[GraderCell("start"), 1, 2, GraderCell("check", ["1.1"]), 3], cell_limit=10)
+    outcome = Outcome(current=1)
+    assert Grader._cell_limit(plan, outcome) == 10
+    outcome.timed_out[1] = 10
+    outcome.current = 2
+    assert Grader._cell_limit(plan, outcome) == AFTER_A_STOP
+    outcome.current = 3
+    assert Grader._cell_limit(plan, outcome) > CHECK_SECONDS  # the check's own limit ends it first
+    plan.cell_limit = 1
+    outcome.current = 4
+    assert Grader._cell_limit(plan, outcome) == 1  # never longer than the cell limit
+
+
+def test_the_limits_fit_together():
+    """A learner's check cell after a stop must end by the check's own limit (its words), not the cell's."""
+    from looplab.grade import limits
+    assert limits.CHECK_SECONDS < limits.AFTER_A_STOP < limits.DEFAULT_CELL_TIMEOUT
+    assert limits.MEMORY_WATCH < limits.KERNEL_MEMORY < limits.ADDRESS_SPACE

@@ -19,8 +19,10 @@ How a notebook is graded
   (no ANTHROPIC_* variables, LOOPLAB_MODE=offline, HTTP proxies pointed at a closed port, its own
   IPython directory, emptied before the next notebook), in a temporary folder holding a copy of the
   file. Errors don't stop the run.
-  A cell that runs past `--cell-timeout` is interrupted and the run goes on; the whole notebook is
-  stopped at `--timeout`. `--jobs N` (default: one per core, at most one per 4 GB of free memory)
+  A cell that runs past `--cell-timeout` is interrupted and the run goes on, the cells after it with
+  a shorter limit; a check stops the learner's code sooner than in the notebook; the whole notebook
+  is stopped at `--timeout` (limits.py says how long each, and why). `--jobs N` (default: one per
+  core, at most one per 1 GB of free memory, a kernel's data limit)
   grades N notebooks at a time, each in its own kernel, in a job slot of its own (slots.py: its
   folders, its template).
 - Isolation (sandbox.py, `--isolation auto|bwrap|none`): where bubblewrap works, every slot is a
@@ -100,9 +102,8 @@ from .in_kernel import MIME
 from .kernel_cells import GRADER_MARK, IN_KERNEL_SOURCE, grader_cell_source
 from .kernels import FORK_SERVER_BOOT, PROVISIONER_NAME, ForkProvisioner, ForkServer, serve_forks
 from .outcome import Outcome
+from .limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
 from .plan import (
-    DEFAULT_CELL_TIMEOUT,
-    DEFAULT_TIMEOUT,
     GraderCell,
     Plan,
     grading_points,

@@ -16,10 +16,10 @@ from .class_results import duplicates
 from .class_report import write_report
 from .gradescope import VISIBILITIES, write_results
 from .grading import GradingOptions, GradingResult, UsageError, grade
-from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
+from .limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, KERNEL_MEMORY
 from .report import summary_table, write_csv
 from .roster import Roster, RosterError, read_roster
-from .sandbox import ISOLATIONS, KERNEL_MEMORY, IsolationUnavailable, choose
+from .sandbox import ISOLATIONS, IsolationUnavailable, choose
 from .spreadsheet import write_csv_rows
 
 DEFAULT_OUT = "graded/grades.csv"

@@ -79,8 +79,14 @@ ol.stuck li { margin: 0 0 8px; }
 
 
 def status_of(text: str) -> Status | None:
-    """The Status of a row's status text ("stopped: cells 4 and 5 ran past the 5 s limit" -> CELL_STOPPED)."""
-    for status in Status:
+    """The Status of a row's status text ("stopped: cells 4 and 5 ran past the 5 s limit" -> CELL_STOPPED).
+
+    Where several templates match ("stopped: {stops}" matches every "stopped: ..."), the one with
+    the longest fixed text wins: "stopped: the notebook ran past the total limit (8 s)" is NOTEBOOK_STOPPED."""
+    def fixed_length(status: Status) -> int:
+        return len(re.sub(r"\{\w+\}", "", status.template))
+
+    for status in sorted(Status, key=fixed_length, reverse=True):
         pattern = re.sub(r"\\\{\w+\\\}", ".+", re.escape(status.template))  # each {placeholder}: anything
         if re.fullmatch(pattern, text, re.DOTALL):
             return status

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from .course import load_course
 from .gradebook import Row, Ungradable
-from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, plan_run, read_submission
+from .limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
+from .plan import plan_run, read_submission
 from .report import GradingProgress, write_feedback
 from .rows import rows_for
 from .runner import Grader

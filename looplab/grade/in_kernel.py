@@ -304,9 +304,46 @@ def runner_module(key: bytes, shell) -> ModuleType:
     return module
 
 
+def watch_memory(limit: int) -> None:
+    """Raise MemoryError in the main thread each time the kernel's data grows past `limit` bytes.
+
+    The hard limit (setrlimit RLIMIT_DATA, limits.py) makes any allocation fail once reached, in any
+    thread: the kernel's own threads then die, and the kernel with them, so every later exercise
+    would be lost. Raised below it, in the thread running the learner's code, the error ends the
+    loop that grows, what the loop held is freed, and the kernel lives on. Data size as setrlimit
+    counts it: /proc/self/statm's sixth field (Linux; elsewhere this does nothing).
+    """
+    if not limit or not os.path.exists("/proc/self/statm"):
+        return
+    import ctypes
+    import threading
+    import time
+
+    page, main = os.sysconf("SC_PAGE_SIZE"), threading.main_thread().ident
+    raise_in = ctypes.pythonapi.PyThreadState_SetAsyncExc
+
+    def data_size() -> int:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[5]) * page
+
+    def watch() -> None:
+        threshold = limit
+        while True:
+            time.sleep(0.02)
+            size = data_size()
+            if size > threshold:
+                raise_in(ctypes.c_ulong(main), ctypes.py_object(MemoryError))
+                threshold = size + limit // 8  # once more only if it goes on growing
+            elif size < limit:
+                threshold = limit
+
+    threading.Thread(target=watch, name="looplab-memory-watch", daemon=True).start()
+
+
 def start(step: dict) -> None:
     """The first grader cell, in the fresh kernel: make the key, leave the runner, report with the key."""
     shell = get_ipython()
+    watch_memory(step.get("memory", 0))
     key = RANDOM_BYTES(32)
     MODULES[RUNNER] = runner_module(key, shell)
     payload = report(step, shell.user_ns)

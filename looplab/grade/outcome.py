@@ -16,7 +16,7 @@ class Outcome:
     # Grader cells that finished without one believable report: why (grader_reports.MISSING, FORGED, GARBLED).
     forged: dict[int, str] = field(default_factory=dict)
     failures: dict[int, str] = field(default_factory=dict)  # grader cells without a result: why
-    timed_out: list[int] = field(default_factory=list)  # cell indexes in plan.notebook
+    timed_out: dict[int, float] = field(default_factory=dict)  # cell index in plan.notebook -> the limit it ran past
     died_at: int | None = None
     stopped_at: int | None = None  # the total limit
     error: str | None = None  # the grader failed (the kernel would not start...)

@@ -17,11 +17,10 @@ from ..course import COURSE, Exercise, Notebook, made_with
 from .course import SubmissionVersion, exercise_number, not_in_version, submission_version, unknown_version
 from .gradebook import Ungradable
 from .kernel_cells import GRADER_MARK
+from .limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
 from .status import Status
 from .submissions import Submission
 
-DEFAULT_CELL_TIMEOUT = 30  # seconds
-DEFAULT_TIMEOUT = 300  # seconds, the whole notebook
 
 CHECK_CALL = re.compile(r"""\bcheck\(\s*(['"])(?P<number>\d+\.\d+)\1""")
 

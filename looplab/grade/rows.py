@@ -14,7 +14,7 @@ from .gradebook import Row
 from .grader_reports import MISSING
 from .outcome import Outcome
 from .plan import GraderCell, Plan
-from .status import CheckKind, Status, cell_list, seconds
+from .status import CheckKind, Status, seconds, stops_text
 
 SYNTAX = re.compile(r"^(?P<message>.*) \((?P<file>[^()]*), line (?P<line>\d+)\)$", re.DOTALL)
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")
@@ -128,14 +128,14 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
     last = graded_order[-1] if graded_order else None
 
     # Timed-out learner cells: on the first exercise graded after them, else on the last one.
-    incidents: dict[str, list[int]] = {}
-    for index in outcome.timed_out:
+    incidents: dict[str, list[tuple[int, float]]] = {}
+    for index, limit in outcome.timed_out.items():
         if isinstance(plan.origin[index], GraderCell):
             continue
         after = next((grader_cell for i, grader_cell in checks if i > index), None)
         target = after.exercises[0] if after else last
         if target is not None:
-            incidents.setdefault(target.id, []).append(plan.origin[index])
+            incidents.setdefault(target.id, []).append((plan.origin[index], limit))
 
     rows: dict[str, Row] = {}
     stop_index = outcome.died_at if outcome.died_at is not None else outcome.stopped_at
@@ -171,15 +171,15 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
     return [rows[e.id] for e in exercises if e.id in rows]
 
 
-def _graded_row(plan: Plan, exercise: Exercise, result: dict, row, stopped_cells: list[int] | None) -> Row:
+def _graded_row(plan: Plan, exercise: Exercise, result: dict, row,
+                stopped_cells: list[tuple[int, float]] | None) -> Row:
     """The row of an exercise the grader's check cell reported on: by the kind of what it found."""
-    limit = seconds(plan.cell_limit)
     kind = CheckKind(result.get("kind"))
     if kind is CheckKind.SOLVED:
         solved = row(exercise, exercise.points, Status.SOLVED.text(), "")
         if stopped_cells:
             verb = "was" if len(stopped_cells) == 1 else "were"
-            solved.message = f"note: {cell_list(stopped_cells)} ran past the {limit} s limit and {verb} stopped"
+            solved.message = f"note: {stops_text(stopped_cells)} and {verb} stopped"
         return solved
     if kind is CheckKind.UNDEFINED:
         status = Status.NOT_DEFINED
@@ -203,7 +203,7 @@ def _graded_row(plan: Plan, exercise: Exercise, result: dict, row, stopped_cells
         message = str(result.get("message") or "the check failed")
     text = status.text()
     if stopped_cells:
-        text = Status.CELL_STOPPED.text(cells=cell_list(stopped_cells), seconds=limit)
+        text = Status.CELL_STOPPED.text(stops=stops_text(stopped_cells))
     graded = row(exercise, 0, text, message)
     graded.hint = str(result.get("hint") or "") if kind is not CheckKind.CRASHED else ""
     return graded

@@ -22,7 +22,8 @@ from .grader_reports import take_report
 from .kernel_cells import grader_cell_source
 from .kernels import KERNEL_NAME
 from .outcome import Outcome
-from .plan import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, GraderCell, Plan
+from .limits import AFTER_A_STOP, CHECK_SECONDS, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, MEMORY_WATCH
+from .plan import GraderCell, Plan
 from .sandbox import Isolation, bwrap_argv, read_only_paths
 from .slots import Slot
 
@@ -101,16 +102,12 @@ class Grader:
             self.slots.append(Slot(folder, sandbox, self.forked, bool(self.debug)))
         self.free: asyncio.Queue | None = None  # the slots no notebook runs in
 
-    @property
-    def check_limit(self) -> float:
-        from ..checks.core import TIME_LIMIT_SECONDS
-        return TIME_LIMIT_SECONDS
-
     def kernel_env(self) -> dict:
         """What every kernel's environment starts from (each slot adds its own folders: Slot.env)."""
         env = {key: value for key, value in os.environ.items()
                if not key.startswith("ANTHROPIC_") and key.upper() not in ("NO_PROXY", "JPY_PARENT_PID")}
         env["LOOPLAB_MODE"] = "offline"
+        env["LOOPLAB_CHECK_SECONDS"] = str(CHECK_SECONDS)
         for key in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
             env[key] = env[key.lower()] = DEAD_PORT_PROXY
         env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
@@ -140,11 +137,15 @@ class Grader:
         await asyncio.gather(*(slot.stop() for slot in self.slots), return_exceptions=True)
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def _cell_limit(self, plan: Plan, index: int | None) -> float:
+    @staticmethod
+    def _cell_limit(plan: Plan, outcome: Outcome) -> float:
+        """The current cell's limit: a grader's cell outlasts its checks; a learner's cell gets the cell
+        limit, or AFTER_A_STOP once a cell before it was stopped (it most likely calls the same loop)."""
+        index = outcome.current
         origin = plan.origin[index] if index is not None and 0 <= index < len(plan.origin) else None
         if isinstance(origin, GraderCell):
-            return len(origin.exercises) * (self.check_limit + CHECK_MARGIN) + 60
-        return plan.cell_limit
+            return len(origin.exercises) * (CHECK_SECONDS + CHECK_MARGIN) + 60
+        return min(plan.cell_limit, AFTER_A_STOP) if outcome.timed_out else plan.cell_limit
 
     async def run(self, plan: Plan) -> Outcome:
         """Run one notebook in a fresh kernel, once one of the --jobs slots is free.
@@ -221,11 +222,17 @@ class Grader:
         def record_timeout(cell, cell_index: int, execute_reply: dict) -> None:
             content = (execute_reply or {}).get("content", {})
             if content.get("ename") == TIMEOUT_ERROR["ename"] and cell_index not in outcome.timed_out:
-                outcome.timed_out.append(cell_index)
+                outcome.timed_out[cell_index] = limit_of.pop(cell_index, plan.cell_limit)
+
+        limit_of: dict[int, float] = {}  # the limit each cell was given, kept until it ends
+
+        def cell_limit(cell) -> float:
+            limit_of[outcome.current] = self._cell_limit(plan, outcome)
+            return limit_of[outcome.current]
 
         return NotebookClient(
             plan.notebook, km=km, kernel_name=KERNEL_NAME, timeout=self.cell_timeout,
-            timeout_func=lambda cell: self._cell_limit(plan, outcome.current),
+            timeout_func=cell_limit,
             interrupt_on_timeout=True, error_on_timeout=TIMEOUT_ERROR, on_cell_executed=record_timeout,
             allow_errors=True, record_timing=False, skip_cells_with_tag="looplab-grader-never-skips",
         )
@@ -295,6 +302,8 @@ class Grader:
     def _step_args(self, plan: Plan, outcome: Outcome, grader_cell: GraderCell, index: int) -> dict:
         """The STEP in_kernel gets: the nonce, which cell, and after the start what the start recorded."""
         args: dict = {"nonce": plan.nonce, "step": grader_cell.step, "cell": index}
+        if grader_cell.step == "start":
+            args["memory"] = MEMORY_WATCH
         if grader_cell.step != "start":
             start = next((p for p in outcome.payloads.values() if p.get("step") == "start"), {})
             args.update(modules=start.get("modules", []), builtins=start.get("builtins", []),

@@ -42,18 +42,20 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .limits import ADDRESS_SPACE, KERNEL_MEMORY
+
 ISOLATIONS = ("auto", "bwrap", "none")
 BWRAP = "bwrap"
 
 # The system, read-only: what the interpreter and its libraries need. Symlinks (merged /usr) stay symlinks.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 
-# setrlimit per kernel: (resource name, limit). The address space bounds memory (a kernel with the SDK
-# loaded maps about 1 GB); processes stop a fork bomb (counted per user: generous, as a desktop's own
-# processes count too without a sandbox); file size and open files stop a notebook filling the disk.
-KERNEL_MEMORY = 4 << 30  # bytes of address space a kernel may map: also what the default --jobs budgets per job
+# setrlimit per kernel: (resource name, limit). Data and address space bound memory (limits.py);
+# processes stop a fork bomb (counted per user: generous, as a desktop's own processes count too
+# without a sandbox); file size and open files stop a notebook filling the disk.
 LIMITS = (
-    ("RLIMIT_AS", KERNEL_MEMORY),
+    ("RLIMIT_DATA", KERNEL_MEMORY),
+    ("RLIMIT_AS", ADDRESS_SPACE),
     ("RLIMIT_NPROC", 4096),
     ("RLIMIT_FSIZE", 1 << 30),
     ("RLIMIT_NOFILE", 1024),

@@ -10,9 +10,10 @@ from enum import Enum
 
 from ..checks.core import COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SOLVED
 from .in_kernel import CRASHED, UNDEFINED
+from .limits import AFTER_A_STOP
 
 # The words README.md shows for the variable parts of a status.
-README_PLACEHOLDERS = {"cells": "cell N", "seconds": "S", "where": "in cell N"}
+README_PLACEHOLDERS = {"stops": "cell N ran past the S s limit", "seconds": "S", "where": "in cell N"}
 
 
 class Status(Enum):
@@ -32,8 +33,9 @@ class Status(Enum):
     SYNTAX_ERROR = ("syntax error", "the exercise cell doesn't parse, so nothing in it ran")
     # Reported on the first exercise graded after the cell (else the last one), which was still
     # graded and failed; if it passed, it is "solved" and the message notes the stop.
-    CELL_STOPPED = ("stopped: {cells} ran past the {seconds} s limit",
-                    "a cell was interrupted at `--cell-timeout` and the run went on")
+    CELL_STOPPED = ("stopped: {stops}",
+                    f"a cell was interrupted at `--cell-timeout` (the cells after it at {AFTER_A_STOP} s) and the run "
+                    "went on")
     NOTEBOOK_STOPPED = ("stopped: the notebook ran past the total limit ({seconds} s)",
                         "stopped at `--timeout` before this exercise was graded; exercises graded before still count")
     # "in cell N", or "during the check of exercise X" when it died in one of the grader's cells.
@@ -84,6 +86,18 @@ def cell_list(numbers: list[int]) -> str:
     if len(numbers) == 1:
         return f"cell {numbers[0]}"
     return "cells " + ", ".join(str(n) for n in numbers[:-1]) + f" and {numbers[-1]}"
+
+
+def stops_text(stops: list[tuple[int, float]]) -> str:
+    """Stopped cells, each (cell number, the limit it ran past), in the words of a status.
+
+    [(16, 10)] -> 'cell 16 ran past the 10 s limit'; [(16, 10), (17, 3), (19, 3)] ->
+    'cell 16 ran past the 10 s limit, cells 17 and 19 past the 3 s limit'."""
+    groups: dict[float, list[int]] = {}
+    for number, limit in stops:
+        groups.setdefault(limit, []).append(number)
+    parts = [f"{cell_list(numbers)} past the {seconds(limit)} s limit" for limit, numbers in groups.items()]
+    return parts[0].replace(" past ", " ran past ", 1) + "".join(f", {part}" for part in parts[1:])
 
 
 def seconds(value: float) -> str:

@@ -16,7 +16,8 @@ the file-name rule:
     forged/01_one_tool_call              the learner's copy carrying the solution's stored outputs,
                                          a fake grader result and a passing check() of its own
     syntax_error/01_one_tool_call        1.1's cell does not parse
-    endless_loop/01_one_tool_call        1.3's function never returns
+    endless_loop/01_one_tool_call        1.3's function never returns, and a cell after its check calls it again
+    growing_loop/01_one_tool_call        1.1's function never returns and fills a list, until the memory watch stops it
     kernel_dies/01_one_tool_call         os._exit before 1.3's cell
     tampered/01_one_tool_call            the stub, and a cell that replaces looplab.checks.run_check
     tampered_code/01_one_tool_call       a solution whose cell swaps the code of 1.1's checker
@@ -281,9 +282,21 @@ def syntax_error():
 
 def endless_loop():
     notebook = solution(NB1)
-    cell = notebook.cells[exercise_index(notebook, "1.3")]
+    index = exercise_index(notebook, "1.3")
+    cell = notebook.cells[index]
     cell.source = re.sub(rf"^([ \t]*){re.escape(BEGIN)}\n", lambda m: f"{m[0]}{m[1]}while True:  # never ends\n"
                          f"{m[1]}    pass\n", cell.source, count=1, flags=re.MULTILINE)
+    # After its check cell, the learner tries it once more: a cell after a stopped one gets the shorter limit.
+    notebook.cells.insert(index + 2, code_cell('one_shot(client, "And 12 × 12?")', "fixture-again"))
+    return notebook
+
+
+def growing_loop():
+    notebook = solution(NB1)
+    cell = notebook.cells[exercise_index(notebook, "1.1")]
+    cell.source = re.sub(rf"^([ \t]*){re.escape(BEGIN)}\n", lambda m: f"{m[0]}{m[1]}steps = []\n"
+                         f"{m[1]}while True:  # never ends, and the list grows\n"
+                         f"{m[1]}    steps.append([expression])\n", cell.source, count=1, flags=re.MULTILINE)
     return notebook
 
 
@@ -351,6 +364,7 @@ def build(target: Path) -> list[Path]:
     write(f"forged/{NB1}.ipynb", forged())
     write(f"syntax_error/{NB1}.ipynb", syntax_error())
     write(f"endless_loop/{NB1}.ipynb", endless_loop())
+    write(f"growing_loop/{NB1}.ipynb", growing_loop())
     write(f"kernel_dies/{NB1}.ipynb", kernel_dies())
     write(f"tampered/{NB1}.ipynb", tampered())
     write(f"tampered_code/{NB1}.ipynb", tampered_code())
