@@ -38,9 +38,18 @@ How it measures
 - The second baseline: `--plain-kernels --isolation none --jobs 1` on a few learners, a fresh kernel
   started from scratch for every notebook, which is how nbgrader and otter grade: what the template saves.
 
+- Runaway loops: what one notebook whose loop never ends costs, at the grader's default limits
+  (`--jobs 1`), against the same notebook solved, graded the same way (the baseline, side by side):
+  the fixtures tests/test_grade.py grades, built from the first solution notebook. `endless_loop`:
+  1.3's function spins forever, and a cell after its check calls it once more; `growing_loop`: 1.1's
+  function fills a list forever. Time: the grader's own per-notebook time (LOOPLAB_GRADE_TIMINGS).
+  Memory: the peak resident size of the biggest process under the grader (its kernel), read from
+  /proc every 20 ms (Linux; "n/a" elsewhere).
+
 The figures are printed, never asserted: timings depend on the machine. The script always exits
 with 0. `--quick` grades 1 learner's first two notebooks once, isolated at --jobs 1 and 2 and not
-isolated at --jobs 1, without the second baseline or the notebooks run alone, to prove the script works.
+isolated at --jobs 1, without the second baseline or the notebooks run alone, and the runaway loops
+with a 4 s cell limit, to prove the script works.
 """
 
 from __future__ import annotations
@@ -122,6 +131,88 @@ def grade(folder: Path, jobs: int, out: Path, *extra: str, timings: Path | None 
     return elapsed, children_cpu() - cpu
 
 
+def descendants(root: int) -> list[int]:
+    """The processes under `root` (sandboxed ones too: a PID namespace hides nothing from outside it)."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        parent = int(text[text.rindex(")") + 2:].split()[1])  # after "pid (name) state"
+        parents.setdefault(parent, []).append(int(stat.parent.name))
+    found, todo = [], [root]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
+
+
+def peak_resident(pid: int) -> int:
+    """A process's peak resident size in bytes (VmHWM), 0 once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def grade_watched(folder: Path, out: Path, timings: Path, *extra: str) -> tuple[float, float | None]:
+    """Grade at --jobs 1: the grader's seconds for the notebook, and the peak resident MB of the biggest
+    process under it (sampled every 20 ms; None where there is no /proc)."""
+    command = [sys.executable, "-m", "looplab.grade", str(folder), "--jobs", "1", "--out", str(out), "--quiet",
+               *extra]
+    env = {**offline_env(), "LOOPLAB_GRADE_TIMINGS": str(timings)}
+    timings.unlink(missing_ok=True)
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True)
+    watch = Path("/proc").is_dir()
+    peak = 0
+    while process.poll() is None:
+        if watch:
+            peak = max([peak] + [peak_resident(pid) for pid in descendants(process.pid)])
+        time.sleep(0.02)
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{process.stderr.read()}")
+    seconds = sum(json.loads(line)["seconds"] for line in timings.read_text().splitlines())
+    return seconds, (peak / 2**20 if watch else None)
+
+
+def runaway_loops(tmp_path: Path, isolation: str, quick: bool) -> list[tuple[str, float, float | None, str]]:
+    """(fixture, seconds, peak MB, status of its looping exercise) for the solved notebook and each runaway loop."""
+    sys.path.insert(0, str(ROOT / "tests" / "grading_fixtures"))
+    import make_fixtures
+
+    cases = [("solved (baseline)", make_fixtures.solution(make_fixtures.NB1), "1.3"),
+             ("endless_loop", make_fixtures.endless_loop(), "1.3"),
+             ("growing_loop", make_fixtures.growing_loop(), "1.1")]
+    extra = ["--isolation", isolation] + (["--cell-timeout", "4"] if quick else [])
+    results = []
+    for name, notebook, exercise in cases:
+        folder = tmp_path / "runaway" / name.split()[0]
+        folder.mkdir(parents=True)
+        nbformat.write(notebook, folder / f"{make_fixtures.NB1}.ipynb")
+        out = tmp_path / f"grades-{name.split()[0]}.csv"
+        seconds, peak = grade_watched(folder, out, tmp_path / "timings-runaway.jsonl", *extra)
+        with open(out, newline="", encoding="utf-8") as handle:
+            status = next(r["status"] for r in csv.DictReader(handle) if r["exercise"] == exercise)
+        results.append((name, seconds, peak, f"{exercise}: {status}"))
+    return results
+
+
+def print_runaway(runaway: list[tuple[str, float, float | None, str]], isolation: str, quick: bool) -> None:
+    print(f"runaway loops, one notebook graded alone at --jobs 1, isolation {isolation}, "
+          + ("--cell-timeout 4 (--quick)" if quick else "the default limits"))
+    print(f"{'notebook':<18}  {'graded s':>8}  {'x solved':>8}  {'peak MB':>7}  {'x solved':>8}  status")
+    base_seconds, base_peak = runaway[0][1], runaway[0][2]
+    for name, seconds, peak, status in runaway:
+        memory = (f"{peak:>7.0f}  {peak / base_peak:>7.2f}x" if peak and base_peak else f"{'n/a':>7}  {'n/a':>8}")
+        print(f"{name:<18}  {seconds:>8.2f}  {seconds / base_seconds:>7.2f}x  {memory}  {status}")
+
+
 def unsolved(out: Path, expected_notebooks: int) -> list[str]:
     with open(out, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
@@ -138,7 +229,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--learners", type=int, default=30, help="learners, each with every solution notebook")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of --jobs 1 and --jobs 2 (medians)")
     parser.add_argument("--quick", action="store_true", help="1 learner, one round: proves the script runs")
+    parser.add_argument("--runaway-only", action="store_true",
+                        help="only the runaway loops, at the default limits (under a minute)")
     args = parser.parse_args(argv)
+    if args.runaway_only:
+        sys.path.insert(0, str(ROOT))
+        from looplab.grade.sandbox import probe
+
+        isolation = "bwrap" if probe() is None else "none"
+        with tempfile.TemporaryDirectory(prefix="looplab-bench-") as tmp:
+            print_runaway(runaway_loops(Path(tmp), isolation, quick=False), isolation, quick=False)
+        return 0
     learners, rounds = (1, 1) if args.quick else (args.learners, max(1, args.rounds))
     solutions = sorted(SOLUTIONS.glob("*.ipynb"))[:2 if args.quick else None]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -178,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         alone = {} if args.quick else {
             path.stem: statistics.median(notebook_alone(path, workdir) for _ in range(3))
             for path in solutions}
+        runaway = runaway_loops(tmp_path, isolated, args.quick)
         if not args.quick:
             plain_folder = tmp_path / "plain"
             plain_notebooks = make_submissions(plain_folder, min(learners, 3), solutions)
@@ -220,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
         bare = statistics.median(graded["none"].get(stem, [float("nan")]))
         print(f"{stem:<32}  {alone.get(stem, float('nan')):>21.3f}  {median:>15.3f}  {bare:>14.3f}  "
               f"{median / floor:>6.2f}x")
+    print()
+    print_runaway(runaway, isolated, args.quick)
     print()
     ratio = per_notebook[isolated, "1"] / floor
     print(f"target: at most {TARGET_FLOOR_RATIO:g}x the floor per notebook at --jobs 1: {ratio:.2f}x "

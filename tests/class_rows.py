@@ -4,7 +4,7 @@ Eight learners on notebooks 1 and 2, with the statuses and messages the grader r
 (tests/grading_fixtures' gradebook), so the report's screenshot looks like a real class:
 - 1.2 is where the class is stuck: three learners named the tool "calc", one left it empty;
 - tina tampered, ravi's notebook 1 is broken JSON, `=2+3` is a learner name a spreadsheet would run;
-- quinn handed notebook 1 in twice (the better one counts).
+- quinn handed notebook 1 in twice (the last one counts: class_results.py).
 """
 
 from __future__ import annotations

@@ -118,7 +118,7 @@ def test_the_canvas_file_has_a_row_per_student_and_a_column_per_notebook(roster)
     by_login = {row[3]: row[5:] for row in students}
     assert [row[0] for row in students] == [s["Student"] for s in roster.students]  # the roster's order
     assert by_login["alice"] == [5, 6]
-    assert by_login["quinn"] == [2, ""]  # the better of two submissions; notebook 2 not handed in
+    assert by_login["quinn"] == [2, ""]  # the last of two submissions; notebook 2 not handed in
     assert by_login["ravi"] == [0, ""]  # broken JSON of notebook 1: handed in, 0 points
     assert by_login["CHEN"] == [0, ""]  # the login matched whatever its case
     assert by_login["=2+3"] == [2, ""]
@@ -126,6 +126,16 @@ def test_the_canvas_file_has_a_row_per_student_and_a_column_per_notebook(roster)
     assert by_login[""] == ["", ""]  # Bob Brown: no login, and the learner "bob" is not his SIS User ID
     assert export.not_on_roster == ["bob", "uma"]
     assert export.without_submission == ["S103", "zoe"]
+
+
+def test_a_student_under_two_names_is_credited_with_the_copy_handed_in_last(roster):
+    """As in the gradebook (class_results.py): the last copy counts, even when an earlier one scored more."""
+    from tests.class_rows import notebook_rows, solved
+    earlier = notebook_rows("dana", NB1, *solved("1.1", "1.2", "1.3"), file=f"submissions/dana/{NB1}.ipynb")
+    later = notebook_rows("Dana Diaz", NB1, *solved("1.1"), ("1.2", "not solved", CALC), ("1.3", "not solved", CALC),
+                          file=f"submissions/Dana Diaz/{NB1} (2).ipynb")
+    export = canvas_export(earlier + later, roster, CLASS_COURSE)
+    assert {row[3]: row[5:] for row in export.rows[1:]}["dana"] == [2]
 
 
 def test_the_canvas_file_is_spreadsheet_safe(roster, tmp_path):

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..course import COURSE, Course, Notebook
+from .class_gradebook import keyed_to_roster
 from .class_results import counted, max_points
 from .gradebook import Row
 from .roster import STUDENT_COLUMNS, Roster
@@ -45,18 +46,16 @@ class CanvasExport:
 
 
 def canvas_export(rows: list[Row], roster: Roster, course: Course = COURSE) -> CanvasExport:
-    learners = counted(rows, course)
+    # Keyed to the roster first: a student's files under several names are one learner, whose copy handed
+    # in last counts (class_results.py), as in the gradebook.
+    learners = counted(keyed_to_roster(rows, roster), course)
     handed_stems = {stem for handed_in in learners.values() for stem in handed_in}
     notebooks = [notebook for notebook in course.notebooks if notebook.stem in handed_stems]
     header = STUDENT_COLUMNS + [column_name(notebook, roster) for notebook in notebooks]
     table = [[POINTS_POSSIBLE_LABEL, "", "", "", ""] + [max_points(notebook) for notebook in notebooks]]
     matched = roster.match(list(learners))
     for student in roster.students:
-        handed_in = {}
-        for learner in matched.learners_of(student):  # two folders for one student: the better of each notebook
-            for stem, handed in learners[learner].items():
-                if stem not in handed_in or handed.points > handed_in[stem].points:
-                    handed_in[stem] = handed
+        handed_in = learners.get(roster.key(student), {})
         table.append([student[column] for column in STUDENT_COLUMNS]
                      + [handed_in[nb.stem].points if nb.stem in handed_in else "" for nb in notebooks])
     return CanvasExport(header, table, matched.not_on_roster, matched.without_submission)
