@@ -39,7 +39,9 @@ CELL_TIMEOUT = 5  # seconds: the endless loop costs 5 s in its cell, 2 s in each
 # The rest of the set is graded with a limit no honest cell meets even on a loaded machine (notebook 4
 # starts a Python interpreter in one cell): a timeout note there would be the machine's, not the learner's.
 GENEROUS_CELL_TIMEOUT = 120
-ENDLESS = "endless_loop"  # the one fixture that needs the short limit: graded on its own
+# The fixtures that need the short limit, each graded on its own (tests/test_grade_limits.py).
+ENDLESS, SWALLOWED = "endless_loop", "swallowed_interrupt"
+ON_THEIR_OWN = (ENDLESS, SWALLOWED)
 NB1 = "01_one_tool_call"
 NB2 = "02_closing_the_loop"
 FILE = grade.CSV_COLUMNS.index("file")
@@ -89,7 +91,7 @@ def graded(tmp_path_factory):
     """Every fixture graded in one run, on a copy without the endless loop, with a generous cell limit
     (tests/test_grade_limits.py grades the endless loop alone, with the short one)."""
     tmp = tmp_path_factory.mktemp("grading")
-    shutil.copytree(SUBMISSIONS, tmp / "submissions", ignore=lambda folder, names: [ENDLESS] if ENDLESS in names else [])
+    shutil.copytree(SUBMISSIONS, tmp / "submissions", ignore=lambda folder, names: [n for n in names if n in ON_THEIR_OWN])
     before = digest_tree(SUBMISSIONS)
     out, feedback = tmp / "grades.csv", tmp / "feedback"
     run = run_grader("submissions", "--jobs", "2", "--cell-timeout", str(GENEROUS_CELL_TIMEOUT), "--out", str(out),
@@ -101,7 +103,7 @@ def graded(tmp_path_factory):
 
 def expected_for(*learners: str) -> list[tuple]:
     """The expected rows of these learners (all but the endless loop when none are named)."""
-    return [row for row in expected_rows() if (row[0] in learners if learners else row[0] != ENDLESS)]
+    return [row for row in expected_rows() if (row[0] in learners if learners else row[0] not in ON_THEIR_OWN)]
 
 
 def given_below(rows: list[tuple]) -> list[tuple]:
@@ -182,6 +184,12 @@ def expected_rows() -> list[tuple]:
     noted = [(later[0], COURSE.exercise(later[0]).points, "solved",
               f"note: cell {again} ran past the {AFTER_A_STOP} s limit and was stopped")] if later else []
     expected += rows_of("endless_loop", NB1, *solved("1.1", "1.2"), timeout, *noted, *solved(*later[1:]))
+    # The loop that catches the interrupt too: the notebook is stopped at that cell, what came before counts.
+    swallowed = f"swallowed_interrupt/{NB1}.ipynb"
+    expected += rows_of("swallowed_interrupt", NB1, *solved("1.1", "1.2"),
+                        *[(number, 0, f"stopped: cell {exercise_cell(swallowed, '1.3')} ran past the 5 s limit and "
+                           "would not stop", Has("so the notebook was stopped there, before this exercise was graded"))
+                          for number in ["1.3", *after(NB1, "1.3")]])
     # The list that grows is stopped by the memory watch, with the check's words; the kernel lives on.
     expected += rows_of("growing_loop", NB1, ("1.1", 0, "not solved", Has("your code ran out of memory")),
                         *solved(*after(NB1, "1.1")))

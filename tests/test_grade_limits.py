@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from looplab import grade
 from looplab.course import COURSE
-from tests.test_grade import (CELL_TIMEOUT, ENDLESS, NB1, WORKDIR, expected_for, given_below, read_csv,
+from tests.test_grade import (CELL_TIMEOUT, ENDLESS, NB1, SWALLOWED, WORKDIR, expected_for, given_below, read_csv,
                                run_grader)
 
 
@@ -18,6 +18,14 @@ def test_an_endless_loop_is_stopped_at_the_cell_limit_and_the_rest_still_counts(
     run = run_grader(f"submissions/{ENDLESS}", "--cell-timeout", str(CELL_TIMEOUT), "--out", str(out), "--quiet")
     assert run.returncode == 0, run.stderr
     assert [tuple(row) for row in read_csv(out)[1]] == given_below(expected_for(ENDLESS))
+
+
+def test_a_loop_that_catches_the_interrupt_stops_the_notebook_at_its_cell(tmp_path):
+    """Every later cell would wait behind it, each to its own limit: the grader stops the notebook there."""
+    out = tmp_path / "grades.csv"
+    run = run_grader(f"submissions/{SWALLOWED}", "--cell-timeout", str(CELL_TIMEOUT), "--out", str(out), "--quiet")
+    assert run.returncode == 0, run.stderr
+    assert [tuple(row) for row in read_csv(out)[1]] == given_below(expected_for(SWALLOWED))
 
 
 def test_a_notebook_past_the_total_limit_is_stopped_and_the_rest_still_counts(tmp_path):

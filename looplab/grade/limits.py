@@ -5,8 +5,9 @@ the first one's imports or notebook 4's agent script, under 2 s; a check under 0
 holds about 115 MB and its data about 185 MB). So every limit here is loose for honest work. What
 they bound is the common bug, a loop that never ends: without them it is paid in full again in
 every cell that calls it (its demo, the learner's check cell, the grader's check), and a loop that
-appends to a list grows for as long as it runs. benchmarks/grading.py measures what such a
-notebook costs.
+appends to a list grows for as long as it runs; and one that catches every exception catches the
+interrupt too, so every later cell would wait behind it. benchmarks/grading.py --runaway-only measures
+what each costs.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ AFTER_A_STOP = 3  # seconds each later cell of a notebook may run once one of it
 # with the check's words, rather than by the cell's.
 CHECK_SECONDS = 2
 DEFAULT_TIMEOUT = 300  # seconds, the whole notebook
+# After a stopped cell, how long the kernel has to answer a request: one that does not is still running
+# that cell (it caught the interrupt), and the grader stops the notebook there rather than let every
+# later cell wait its own limit behind it.
+STUCK_GRACE = 2
 
 # Bytes of data (heap and private mappings: setrlimit RLIMIT_DATA) a kernel may hold, about 5x an honest
 # one's: a list that grows forever ends in MemoryError at that size. Also what the default --jobs

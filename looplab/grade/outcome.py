@@ -19,6 +19,7 @@ class Outcome:
     timed_out: dict[int, float] = field(default_factory=dict)  # cell index in plan.notebook -> the limit it ran past
     died_at: int | None = None
     stopped_at: int | None = None  # the total limit
+    stuck_at: int | None = None  # a stopped cell that went on running: the interrupt was caught
     error: str | None = None  # the grader failed (the kernel would not start...)
     current: int | None = None  # the cell running now
     executed: Any = None

@@ -18,6 +18,8 @@ from .status import CheckKind, Status, seconds, stops_text
 
 SYNTAX = re.compile(r"^(?P<message>.*) \((?P<file>[^()]*), line (?P<line>\d+)\)$", re.DOTALL)
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")
+# Why a stopped cell went on running (runner._answers): the words of the rows that say so.
+STUCK = "it went on after the interrupt, as code that catches every exception (a bare `except:`) does"
 
 
 def plain_syntax_error(evalue: str) -> str:
@@ -138,7 +140,8 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
             incidents.setdefault(target.id, []).append((plan.origin[index], limit))
 
     rows: dict[str, Row] = {}
-    stop_index = outcome.died_at if outcome.died_at is not None else outcome.stopped_at
+    stop_index = next((index for index in (outcome.died_at, outcome.stuck_at, outcome.stopped_at)
+                       if index is not None), None)
     for index, grader_cell in checks:
         payload = outcome.payloads.get(index)
         for exercise in grader_cell.exercises:
@@ -150,6 +153,10 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
                         status = Status.KERNEL_DIED.text(where=f"in {place}" if place.startswith("cell ")
                                                          else f"during {place}")
                         message = "the kernel exited before this exercise was graded"
+                    elif outcome.stuck_at is not None:
+                        stops = f"{place} ran past the {seconds(outcome.timed_out[stop_index])} s limit and would not stop"
+                        status = Status.CELL_STOPPED.text(stops=stops)
+                        message = f"{STUCK}, so the notebook was stopped there, before this exercise was graded"
                     else:
                         status = Status.NOTEBOOK_STOPPED.text(seconds=seconds(plan.total_limit))
                         message = f"stopped during {place}, before this exercise was graded"
@@ -165,8 +172,13 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
         last_row = rows[last.id]
         grading_index = next(i for i, grader_cell in checks if last in grader_cell.exercises)
         if stop_index > grading_index:
-            what = ("the kernel died" if outcome.died_at is not None else "the notebook ran past the total limit")
-            note = f"note: {what} during {where(stop_index)}, after the grading"
+            if outcome.died_at is not None:
+                note = f"note: the kernel died during {where(stop_index)}, after the grading"
+            elif outcome.stuck_at is not None:
+                note = (f"note: {where(stop_index)} would not stop ({STUCK}); the notebook was stopped there, "
+                        "after the grading")
+            else:
+                note = f"note: the notebook ran past the total limit during {where(stop_index)}, after the grading"
             last_row.message = f"{last_row.message}; {note}" if last_row.message else note
     return [rows[e.id] for e in exercises if e.id in rows]
 

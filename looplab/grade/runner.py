@@ -14,6 +14,7 @@ import shutil
 import sys
 import tempfile
 import time
+from queue import Empty
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,8 @@ from typing import Any
 from .grader_reports import take_report
 from .kernel_cells import grader_cell_source
 from .kernels import KERNEL_NAME
+from .limits import AFTER_A_STOP, CHECK_SECONDS, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, MEMORY_WATCH, STUCK_GRACE
 from .outcome import Outcome
-from .limits import AFTER_A_STOP, CHECK_SECONDS, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, MEMORY_WATCH
 from .plan import GraderCell, Plan
 from .sandbox import Isolation, bwrap_argv, read_only_paths
 from .slots import Slot
@@ -49,10 +50,24 @@ class Session:
     count: int = 0  # the learner's cells run so far: their execution counts
 
 
+async def _answers(kc, within: float) -> bool:
+    """Does the kernel answer a request now? After a stopped cell, no means the interrupt did not end
+    it: code that catches every exception (a bare `except:` in a loop) catches KeyboardInterrupt too.
+    (A kernel runs one shell request at a time, so its kernel_info reply waits for the cell to end.)"""
+    msg_id = kc.kernel_info()
+    deadline = time.monotonic() + within
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            reply = await kc.shell_channel.get_msg(timeout=left)
+        except Empty:
+            return False
+        if reply.get("parent_header", {}).get("msg_id") == msg_id:
+            return True
+    return False
+
+
 async def _wait_ready(kc, km, timeout: float) -> None:
     """The kernel answers on shell and publishes on IOPub (no fixed waits, unlike wait_for_ready)."""
-    from queue import Empty
-
     deadline = time.monotonic() + timeout
     while True:
         if time.monotonic() > deadline:
@@ -144,7 +159,7 @@ class Grader:
         index = outcome.current
         origin = plan.origin[index] if index is not None and 0 <= index < len(plan.origin) else None
         if isinstance(origin, GraderCell):
-            return len(origin.exercises) * (CHECK_SECONDS + CHECK_MARGIN) + 60
+            return len(origin.exercises) * (CHECK_SECONDS + CHECK_MARGIN) + 10
         return min(plan.cell_limit, AFTER_A_STOP) if outcome.timed_out else plan.cell_limit
 
     async def run(self, plan: Plan) -> Outcome:
@@ -296,6 +311,9 @@ class Grader:
             except DeadKernelError:
                 outcome.died_at = index
                 return
+            if index in outcome.timed_out and not await _answers(session.kc, STUCK_GRACE):
+                outcome.stuck_at = index  # every later cell would only wait for it, each to its own limit
+                return
             if grader_cell is not None and not take_report(outcome, cell, index, request):
                 return
 
@@ -303,8 +321,8 @@ class Grader:
         """The STEP in_kernel gets: the nonce, which cell, and after the start what the start recorded."""
         args: dict = {"nonce": plan.nonce, "step": grader_cell.step, "cell": index}
         if grader_cell.step == "start":
-            args["memory"] = MEMORY_WATCH
-        if grader_cell.step != "start":
+            args["memory"] = MEMORY_WATCH  # in_kernel.watch_memory
+        else:
             start = next((p for p in outcome.payloads.values() if p.get("step") == "start"), {})
             args.update(modules=start.get("modules", []), builtins=start.get("builtins", []),
                         expected=start.get("digest"), exercises=[[e.id, e.name] for e in grader_cell.exercises])

@@ -35,7 +35,7 @@ class Status(Enum):
     # graded and failed; if it passed, it is "solved" and the message notes the stop.
     CELL_STOPPED = ("stopped: {stops}",
                     f"a cell was interrupted at `--cell-timeout` (the cells after it at {AFTER_A_STOP} s) and the run "
-                    "went on")
+                    "went on; if it would not stop, the run ended there")
     NOTEBOOK_STOPPED = ("stopped: the notebook ran past the total limit ({seconds} s)",
                         "stopped at `--timeout` before this exercise was graded; exercises graded before still count")
     # "in cell N", or "during the check of exercise X" when it died in one of the grader's cells.

@@ -18,6 +18,7 @@ the file-name rule:
     syntax_error/01_one_tool_call        1.1's cell does not parse
     endless_loop/01_one_tool_call        1.3's function never returns, and a cell after its check calls it again
     growing_loop/01_one_tool_call        1.1's function never returns and fills a list, until the memory watch stops it
+    swallowed_interrupt/01_one_tool_call 1.3's function retries forever in bare `try/except:`s, which catch the interrupt
     kernel_dies/01_one_tool_call         os._exit before 1.3's cell
     tampered/01_one_tool_call            the stub, and a cell that replaces looplab.checks.run_check
     tampered_code/01_one_tool_call       a solution whose cell swaps the code of 1.1's checker
@@ -291,6 +292,21 @@ def endless_loop():
     return notebook
 
 
+def swallowed_interrupt():
+    notebook = solution(NB1)
+    cell = notebook.cells[exercise_index(notebook, "1.3")]
+    # Two retry loops, one in the other, each catching everything: an interrupt that lands between the
+    # inner loop's statements, outside its `try`, is caught by the outer one (one loop alone lets it
+    # through now and then, which would make the fixture's rows vary).
+    retry = ("while True:  # retries forever\n    try:\n        while True:\n            try:\n"
+             "                raise ValueError('not yet')\n            except:  # catches everything, interrupts too\n"
+             "                pass\n    except:\n        pass\n")
+    cell.source = re.sub(rf"^([ \t]*){re.escape(BEGIN)}\n",
+                         lambda m: m[0] + "".join(f"{m[1]}{line}\n" for line in retry.splitlines()),
+                         cell.source, count=1, flags=re.MULTILINE)
+    return notebook
+
+
 def growing_loop():
     notebook = solution(NB1)
     cell = notebook.cells[exercise_index(notebook, "1.1")]
@@ -365,6 +381,7 @@ def build(target: Path) -> list[Path]:
     write(f"syntax_error/{NB1}.ipynb", syntax_error())
     write(f"endless_loop/{NB1}.ipynb", endless_loop())
     write(f"growing_loop/{NB1}.ipynb", growing_loop())
+    write(f"swallowed_interrupt/{NB1}.ipynb", swallowed_interrupt())
     write(f"kernel_dies/{NB1}.ipynb", kernel_dies())
     write(f"tampered/{NB1}.ipynb", tampered())
     write(f"tampered_code/{NB1}.ipynb", tampered_code())
