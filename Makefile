@@ -14,8 +14,7 @@ BIN := $(VENV)/bin
 lab:
 	$(PYTHON) scripts/bootstrap.py lab
 
-# In parallel, one test file per worker: nbval's cells of one notebook share a kernel, so they must
-# never be split across workers (the old occasional failure of notebook 4's last cells under -n).
+# The whole suite, in parallel (scripts/bootstrap.py's run_tests says why one test file per worker).
 test:
 	$(PYTHON) scripts/bootstrap.py test
 

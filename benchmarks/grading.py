@@ -116,13 +116,19 @@ def notebook_alone(path: Path, workdir: Path) -> float:
     return time.perf_counter() - started
 
 
-def grade(folder: Path, jobs: int, out: Path, *extra: str, timings: Path | None = None) -> tuple[float, float]:
-    """Wall time and CPU time (the grader and every process under it) of one grading run."""
+def grader(folder: Path, jobs: int, out: Path, extra: tuple, timings: Path | None) -> tuple[list[str], dict]:
+    """The real command line, and its environment (offline; LOOPLAB_GRADE_TIMINGS if timings are wanted)."""
     command = [sys.executable, "-m", "looplab.grade", str(folder), "--jobs", str(jobs), "--out", str(out),
                "--quiet", *extra]
     env = offline_env()
     if timings is not None:
         env["LOOPLAB_GRADE_TIMINGS"] = str(timings)
+    return command, env
+
+
+def grade(folder: Path, jobs: int, out: Path, *extra: str, timings: Path | None = None) -> tuple[float, float]:
+    """Wall time and CPU time (the grader and every process under it) of one grading run."""
+    command, env = grader(folder, jobs, out, extra, timings)
     cpu = children_cpu()
     started = time.perf_counter()
     run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -164,9 +170,7 @@ def peak_resident(pid: int) -> int:
 def grade_watched(folder: Path, out: Path, timings: Path, *extra: str) -> tuple[float, float | None]:
     """Grade at --jobs 1: the grader's seconds for the notebook, and the peak resident MB of the biggest
     process under it (sampled every 20 ms; None where there is no /proc)."""
-    command = [sys.executable, "-m", "looplab.grade", str(folder), "--jobs", "1", "--out", str(out), "--quiet",
-               *extra]
-    env = {**offline_env(), "LOOPLAB_GRADE_TIMINGS": str(timings)}
+    command, env = grader(folder, 1, out, extra, timings)
     timings.unlink(missing_ok=True)
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True)

@@ -21,7 +21,6 @@ those solution notebooks (with their outputs) into `dist/solutions/`.
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import subprocess
 import sys
@@ -54,22 +53,19 @@ def learner_pins(version: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def course_version() -> str:
-    return re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE).group(1)
-
-
 def pip(*args) -> None:
     subprocess.run([sys.executable, "-m", "pip", *map(str, args)], check=True)
 
 
 def build_wheel(wheelhouse: Path) -> Path:
-    """The package as a wheel, built from a copy of the sources (a build writes next to them)."""
+    """The package as a wheel, built offline from a copy of the sources (a build writes next to them)."""
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder)
         shutil.copytree(ROOT / "looplab", source / "looplab", ignore=shutil.ignore_patterns("__pycache__"))
         for name in ("pyproject.toml", "README.md"):
             shutil.copy(ROOT / name, source / name)
-        pip("wheel", "--quiet", "--no-deps", "--no-build-isolation", "--wheel-dir", wheelhouse, source)
+        pip("wheel", "--quiet", "--no-deps", "--no-index", "--no-build-isolation", "--check-build-dependencies",
+            "--wheel-dir", wheelhouse, source)
     (wheel,) = wheelhouse.glob("looplab-*.whl")
     return wheel
 
@@ -97,9 +93,9 @@ def build_handout(out: Path, targets: list[str]) -> Path:
     listing = ", ".join(f"`{notebook.stem}`" for notebook in COURSE.notebooks)
     readme = (ROOT / "docs" / "HANDOUT_README.md").read_text(encoding="utf-8").replace("{NOTEBOOKS}", listing)
     (folder / "README.md").write_text(readme, encoding="utf-8")
+    wheel = build_wheel(folder / "wheelhouse")
     requirements = folder / "requirements.txt"
-    requirements.write_text(learner_pins(course_version()), encoding="utf-8")
-    build_wheel(folder / "wheelhouse")
+    requirements.write_text(learner_pins(wheel.name.split("-")[1]), encoding="utf-8")  # looplab-VERSION-...whl
     fill_wheelhouse(folder / "wheelhouse", requirements, targets)
     shutil.make_archive(str(folder), "zip", out, HANDOUT)
     return folder

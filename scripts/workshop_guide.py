@@ -60,9 +60,14 @@ def audit_sections(audit: Path = AUDIT) -> dict[str, list[list[str]]]:
     return found
 
 
+def table_cell(text: str) -> str:
+    """Text that stays in its Markdown table cell: its `|` escaped."""
+    return text.replace("|", "\\|")
+
+
 def printed(template: str) -> str:
     """A catalogue template as the learner sees it, with … where the check fills in their values."""
-    return PLACEHOLDER.sub("…", template).replace("|", "\\|")
+    return table_cell(PLACEHOLDER.sub("…", template))
 
 
 def mistake_row(instruction: str, scenario_cell: str, texts: dict, general_hint: str) -> str | None:
@@ -77,7 +82,7 @@ def mistake_row(instruction: str, scenario_cell: str, texts: dict, general_hint:
     if expectation is None:
         return None
     hint = expectation.hint or next((text.hint for text in said if text.hint), general_hint)
-    return f"| {instruction} | {printed(expectation.failed)} | {hint.replace('|', chr(92) + '|')} |"
+    return f"| {instruction} | {printed(expectation.failed)} | {table_cell(hint)} |"
 
 
 def mistakes_section() -> list[str]:

@@ -19,22 +19,17 @@ import pytest
 
 from looplab.course import COURSE
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
 import workshop_guide as guide  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-AUDIT = ROOT / "docs" / "CHECKS_AUDIT.md"
 CATALOGUES = sorted((ROOT / "looplab" / "checks" / "texts").glob("*.toml"))
 SOUNDNESS_TESTS = sorted((ROOT / "tests").glob("test_checks_notebook*.py")) + [ROOT / "tests" / "test_course_code.py"]
 
 COLUMNS = 4  # instruction | where taught | scenario / expectation | wrong answer
 SCENARIO, WRONG_ANSWER = 2, 3
-IDENTIFIER = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")  # `key` or `test_name`; `4823 * 1979` is not one
-
-
-def sections() -> dict[str, list[list[str]]]:
-    """Each `## ` heading of the audit with its table rows, read as the workshop guide reads them."""
-    return guide.audit_sections(AUDIT)
+IDENTIFIER = guide.KEY  # `key` or `test_name`; `4823 * 1979` is not one
+sections = guide.audit_sections  # each `## ` heading of the audit with its table rows, as the guide reads them
 
 
 def rows() -> list[tuple[str, list[str]]]:

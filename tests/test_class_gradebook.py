@@ -51,8 +51,8 @@ def test_moodle_and_gradescope_folders_name_their_learner(tmp_path):
         "  - :name: Raj Patel\n")
     names = lms.gradescope_names(tmp_path)
     assert names == {"submission_900001": "Dana Diaz", "submission_900002": "Ann Lee & Raj Patel"}
-    assert lms.from_folder_name("submission_900001", names).learner == "Dana Diaz"
-    assert lms.from_folder_name("Chen Li_223344_assignsubmission_file_").learner == "Chen Li"
+    assert lms.from_folder_name("submission_900001", names) == "Dana Diaz"
+    assert lms.from_folder_name("Chen Li_223344_assignsubmission_file_") == "Chen Li"
     assert lms.from_folder_name("alice") is None
 
 

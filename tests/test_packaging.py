@@ -30,6 +30,8 @@ import looplab
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "looplab"
 sys.path.insert(0, str(ROOT / "tests" / "grading_fixtures"))
+sys.path.insert(0, str(ROOT / "scripts"))
+import handout  # noqa: E402
 import make_fixtures  # noqa: E402
 
 SUBMISSIONS = make_fixtures.built()  # built from the solutions when the tests run
@@ -121,18 +123,6 @@ def read_gradebook(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def build_wheel(tmp: Path) -> Path:
-    """A wheel of the package, built offline from a copy (building writes build/ next to the sources)."""
-    source = tmp / "source"
-    shutil.copytree(PACKAGE, source / "looplab", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    run_checked([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-index", "--no-build-isolation",
-                 "--check-build-dependencies", "--wheel-dir", tmp / "dist", source])
-    (wheel,) = (tmp / "dist").glob("looplab-*.whl")
-    return wheel
-
-
 def fresh_venv_with(wheel: Path, folder: Path, env: dict) -> Path:
     """A new venv holding the wheel (not editable), borrowing every other dependency from this venv."""
     venv.create(folder, with_pip=False, symlinks=True)
@@ -157,7 +147,7 @@ def installed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("installed")
     # Without PYTHONPATH, which may point at a checkout; LOOPLAB_MODE=offline (conftest.py) is kept.
     env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
-    wheel = build_wheel(tmp)
+    wheel = handout.build_wheel(tmp / "dist")  # the wheel the handout ships
     python = fresh_venv_with(wheel, tmp / "venv", env)
     elsewhere = tmp / "elsewhere"
     elsewhere.mkdir()

@@ -65,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
                              "out of git)")
     parser.add_argument("--feedback", metavar="DIR", help="also write each executed notebook, with its grade, here")
     parser.add_argument("--jobs", type=int, default=default_jobs(),
-                        help="notebooks graded at once (default: one per core, at most one per 1 GB of free memory)")
+                        help=f"notebooks graded at once (default: one per core, at most one per {KERNEL_MEMORY >> 30} GB of free "
+                             "memory)")
     parser.add_argument("--cell-timeout", type=float, default=DEFAULT_CELL_TIMEOUT,
                         help=f"seconds a cell may run before it is interrupted (default: {DEFAULT_CELL_TIMEOUT})")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,

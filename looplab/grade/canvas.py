@@ -23,10 +23,10 @@ from ..course import COURSE, Course, Notebook
 from .class_gradebook import keyed_to_roster
 from .class_results import counted, max_points
 from .gradebook import Row
-from .roster import STUDENT_COLUMNS, Roster
+from .roster import POINTS_POSSIBLE, STUDENT_COLUMNS, Roster
 from .spreadsheet import write_csv_rows
 
-POINTS_POSSIBLE_LABEL = "    Points Possible"  # as Canvas's own export writes it
+POINTS_POSSIBLE_LABEL = f"    {POINTS_POSSIBLE}"  # indented, as Canvas's own export writes it
 
 
 def column_name(notebook: Notebook, roster: Roster) -> str:

@@ -78,19 +78,16 @@ ol.stuck li { margin: 0 0 8px; }
 """.strip()
 
 
+# Each status's template as a pattern, each {placeholder} matching anything; where several match
+# ("stopped: {stops}" matches every "stopped: ..."), the longest fixed text wins, so they are tried in
+# that order: "stopped: the notebook ran past the total limit (8 s)" is NOTEBOOK_STOPPED.
+STATUS_PATTERNS = [(status, re.compile(re.sub(r"\\\{\w+\\\}", ".+", re.escape(status.template)), re.DOTALL))
+                   for status in sorted(Status, key=lambda s: len(re.sub(r"\{\w+\}", "", s.template)), reverse=True)]
+
+
 def status_of(text: str) -> Status | None:
-    """The Status of a row's status text ("stopped: cells 4 and 5 ran past the 5 s limit" -> CELL_STOPPED).
-
-    Where several templates match ("stopped: {stops}" matches every "stopped: ..."), the one with
-    the longest fixed text wins: "stopped: the notebook ran past the total limit (8 s)" is NOTEBOOK_STOPPED."""
-    def fixed_length(status: Status) -> int:
-        return len(re.sub(r"\{\w+\}", "", status.template))
-
-    for status in sorted(Status, key=fixed_length, reverse=True):
-        pattern = re.sub(r"\\\{\w+\\\}", ".+", re.escape(status.template))  # each {placeholder}: anything
-        if re.fullmatch(pattern, text, re.DOTALL):
-            return status
-    return None
+    """The Status of a row's status text ("stopped: cells 4 and 5 ran past the 5 s limit" -> CELL_STOPPED)."""
+    return next((status for status, pattern in STATUS_PATTERNS if pattern.fullmatch(text)), None)
 
 
 def kind(row: Row) -> str:

@@ -20,7 +20,6 @@ Two copies of one notebook by one learner: the one handed in last counts (`hande
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 CANVAS = re.compile(r"^(?P<name>[a-z][a-z0-9-]*)(?:_LATE)?_(?P<user>\d+)_(?P<submission>\d+)_(?P<rest>.+)$")
@@ -31,32 +30,26 @@ CANVAS_COPY = re.compile(r"-(?P<number>\d+)$")  # Canvas's "name-1", only on a n
 GRADESCOPE_METADATA = "submission_metadata.yml"
 
 
-@dataclass(frozen=True)
-class LmsName:
-    learner: str  # the person, as the LMS names them
-    rest: str  # what is left of the name: the learner's own file name (empty for a folder)
-    order: int = 0  # the LMS's submission id where it gives one: a later hand-in has a larger one
+def from_file_name(name: str) -> str | None:
+    """The learner (as the LMS names them) a Canvas or Moodle file name carries, or None for a name no LMS made.
 
-
-def from_file_name(name: str) -> LmsName | None:
-    """The learner a Canvas or Moodle file name carries, or None for a name no LMS made."""
+    Which of a learner's copies came last is `handed_order`'s to say."""
     canvas = CANVAS.match(name)
     if canvas:
-        return LmsName(canvas["name"], canvas["rest"], int(canvas["submission"]))
+        return canvas["name"]
     moodle = MOODLE.match(name)
     if moodle and moodle["rest"]:
-        return LmsName(moodle["name"], moodle["rest"])
+        return moodle["name"]
     return None
 
 
-def from_folder_name(name: str, gradescope_names: dict[str, str] | None = None) -> LmsName | None:
+def from_folder_name(name: str, gradescope_names: dict[str, str] | None = None) -> str | None:
     """The learner a Moodle or Gradescope folder name stands for, or None for a folder no LMS made."""
     moodle = MOODLE.match(name)
     if moodle and not moodle["rest"]:
-        return LmsName(moodle["name"], "")
-    gradescope = GRADESCOPE.match(name)
-    if gradescope and gradescope_names and name in gradescope_names:
-        return LmsName(gradescope_names[name], "", int(gradescope["submission"]))
+        return moodle["name"]
+    if GRADESCOPE.match(name) and gradescope_names and name in gradescope_names:
+        return gradescope_names[name]
     return None
 
 

@@ -105,9 +105,6 @@ class RosterMatch:
         return [self.roster.key(student) for student in self.roster.students
                 if not any(student is other for other in matched)]
 
-    def learners_of(self, student: dict[str, str]) -> list[str]:
-        return [learner for learner, matched in self.students.items() if matched is student]
-
 
 def read_roster(path: Path) -> Roster:
     try:

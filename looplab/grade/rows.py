@@ -39,6 +39,16 @@ def _unpack(packed: Any) -> dict[str, str]:
     return dict(line.split("\t", 1) for line in packed.splitlines() if "\t" in line)
 
 
+def _place(plan: Plan, index: int) -> str:
+    """Where in the run a cell is: 'cell 12' (the learner's numbering), or which of the grader's cells."""
+    origin = plan.origin[index]
+    if not isinstance(origin, GraderCell):
+        return f"cell {origin}"
+    if origin.exercises:
+        return f"the check of exercise {', '.join(e.id for e in origin.exercises)}"
+    return f"the grader's {'first' if origin.step == 'start' else 'last'} cell"
+
+
 def _tampering(plan: Plan, outcome: Outcome) -> str | None:
     """What the notebook did to the checks or to the grader's reports, in words; None if nothing.
 
@@ -50,9 +60,7 @@ def _tampering(plan: Plan, outcome: Outcome) -> str | None:
     """
     if outcome.forged:
         index, problem = min(outcome.forged.items())
-        origin = plan.origin[index]
-        place = (f"the check of exercise {', '.join(e.id for e in origin.exercises)}"
-                 if isinstance(origin, GraderCell) and origin.exercises else "the grader's last cell")
+        place = _place(plan, index)
         if problem == MISSING:
             return f"the grader's report from {place} never arrived (hidden, or the cell was kept from running)"
         return f"an output imitated the grader's own results ({place}: {problem})"
@@ -115,15 +123,6 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
     if message:
         return every_exercise(Status.TAMPERED, message)
 
-    def where(index: int) -> str:
-        """'cell 12', or which of the grader's cells."""
-        origin = plan.origin[index]
-        if not isinstance(origin, GraderCell):
-            return f"cell {origin}"
-        if origin.exercises:
-            return f"the check of exercise {', '.join(e.id for e in origin.exercises)}"
-        return f"the grader's {'first' if origin.step == 'start' else 'last'} cell"
-
     # Where each exercise was graded, in the order the run went.
     checks = [(i, o) for i, o in enumerate(plan.origin) if isinstance(o, GraderCell) and o.exercises]
     graded_order = [e for _, grader_cell in checks for e in grader_cell.exercises]
@@ -148,7 +147,7 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
             result = (payload or {}).get("results", {}).get(exercise.id) if payload else None
             if result is None:
                 if stop_index is not None and index >= stop_index:
-                    place = where(stop_index)
+                    place = _place(plan, stop_index)
                     if outcome.died_at is not None:
                         status = Status.KERNEL_DIED.text(where=f"in {place}" if place.startswith("cell ")
                                                          else f"during {place}")
@@ -172,13 +171,13 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
         last_row = rows[last.id]
         grading_index = next(i for i, grader_cell in checks if last in grader_cell.exercises)
         if stop_index > grading_index:
+            place = _place(plan, stop_index)
             if outcome.died_at is not None:
-                note = f"note: the kernel died during {where(stop_index)}, after the grading"
+                note = f"note: the kernel died during {place}, after the grading"
             elif outcome.stuck_at is not None:
-                note = (f"note: {where(stop_index)} would not stop ({STUCK}); the notebook was stopped there, "
-                        "after the grading")
+                note = f"note: {place} would not stop ({STUCK}); the notebook was stopped there, after the grading"
             else:
-                note = f"note: the notebook ran past the total limit during {where(stop_index)}, after the grading"
+                note = f"note: the notebook ran past the total limit during {place}, after the grading"
             last_row.message = f"{last_row.message}; {note}" if last_row.message else note
     return [rows[e.id] for e in exercises if e.id in rows]
 

@@ -14,9 +14,9 @@ import shutil
 import sys
 import tempfile
 import time
-from queue import Empty
 from dataclasses import dataclass
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 from .grader_reports import take_report

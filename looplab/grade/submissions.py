@@ -42,7 +42,7 @@ def learner_from_file(path: Path, stems: list[str]) -> str:
     a browser's second copy is the same learner (`alice-01_one_tool_call (1).ipynb` -> `alice`)."""
     named = lms.from_file_name(path.name)
     if named:
-        return named.learner
+        return named
     name = lms.copy_number(path.stem)[0]
     for stem in sorted(stems, key=len, reverse=True):
         name = re.sub(re.escape(stem), "", name, flags=re.IGNORECASE)
@@ -52,8 +52,7 @@ def learner_from_file(path: Path, stems: list[str]) -> str:
 
 def learner_of_folder(folder: Path, gradescope_names: dict[str, str]) -> str:
     """A subfolder's learner: its name, or the person a Moodle or Gradescope folder stands for."""
-    named = lms.from_folder_name(folder.name, gradescope_names)
-    return named.learner if named else folder.name
+    return lms.from_folder_name(folder.name, gradescope_names) or folder.name
 
 
 def collect(paths: list[str], stems: list[str]) -> list[Submission]:

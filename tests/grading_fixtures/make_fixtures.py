@@ -281,39 +281,37 @@ def syntax_error():
     return notebook
 
 
-def endless_loop():
+def solution_with_loop(number: str, code: str):
+    """The first notebook's solution, with `code` run first in exercise `number`'s function (after BEGIN)."""
     notebook = solution(NB1)
-    index = exercise_index(notebook, "1.3")
-    cell = notebook.cells[index]
-    cell.source = re.sub(rf"^([ \t]*){re.escape(BEGIN)}\n", lambda m: f"{m[0]}{m[1]}while True:  # never ends\n"
-                         f"{m[1]}    pass\n", cell.source, count=1, flags=re.MULTILINE)
-    # After its check cell, the learner tries it once more: a cell after a stopped one gets the shorter limit.
-    notebook.cells.insert(index + 2, code_cell('one_shot(client, "And 12 × 12?")', "fixture-again"))
-    return notebook
-
-
-def swallowed_interrupt():
-    notebook = solution(NB1)
-    cell = notebook.cells[exercise_index(notebook, "1.3")]
-    # Two retry loops, one in the other, each catching everything: an interrupt that lands between the
-    # inner loop's statements, outside its `try`, is caught by the outer one (one loop alone lets it
-    # through now and then, which would make the fixture's rows vary).
-    retry = ("while True:  # retries forever\n    try:\n        while True:\n            try:\n"
-             "                raise ValueError('not yet')\n            except:  # catches everything, interrupts too\n"
-             "                pass\n    except:\n        pass\n")
+    cell = notebook.cells[exercise_index(notebook, number)]
     cell.source = re.sub(rf"^([ \t]*){re.escape(BEGIN)}\n",
-                         lambda m: m[0] + "".join(f"{m[1]}{line}\n" for line in retry.splitlines()),
+                         lambda m: m[0] + "".join(f"{m[1]}{line}\n" for line in code.splitlines()),
                          cell.source, count=1, flags=re.MULTILINE)
     return notebook
 
 
-def growing_loop():
-    notebook = solution(NB1)
-    cell = notebook.cells[exercise_index(notebook, "1.1")]
-    cell.source = re.sub(rf"^([ \t]*){re.escape(BEGIN)}\n", lambda m: f"{m[0]}{m[1]}steps = []\n"
-                         f"{m[1]}while True:  # never ends, and the list grows\n"
-                         f"{m[1]}    steps.append([expression])\n", cell.source, count=1, flags=re.MULTILINE)
+def endless_loop():
+    notebook = solution_with_loop("1.3", "while True:  # never ends\n    pass\n")
+    # After its check cell, the learner tries it once more: a cell after a stopped one gets the shorter limit.
+    notebook.cells.insert(exercise_index(notebook, "1.3") + 2,
+                          code_cell('one_shot(client, "And 12 × 12?")', "fixture-again"))
     return notebook
+
+
+def swallowed_interrupt():
+    # Two retry loops, one in the other, each catching everything: an interrupt that lands between the
+    # inner loop's statements, outside its `try`, is caught by the outer one (one loop alone lets it
+    # through now and then, which would make the fixture's rows vary).
+    return solution_with_loop("1.3", "while True:  # retries forever\n    try:\n        while True:\n            try:\n"
+                              "                raise ValueError('not yet')\n"
+                              "            except:  # catches everything, interrupts too\n"
+                              "                pass\n    except:\n        pass\n")
+
+
+def growing_loop():
+    return solution_with_loop("1.1", "steps = []\nwhile True:  # never ends, and the list grows\n"
+                              "    steps.append([expression])\n")
 
 
 def kernel_dies():
