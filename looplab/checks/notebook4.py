@@ -44,6 +44,7 @@ TOOL_LINE = "[tool] {name}({input}) -> {output}"  # the input as Python prints a
 CUSTOM_SYSTEM = "Answer in one word."
 MAX_READS_AT_END = 5
 MAX_OUTPUT = 100_000  # characters
+WHOLE_NUMBER = r"(?<!\d){}(?!\d)"  # the number, not part of another one: 3 in '3 calls', not in '13' or '30'
 
 TEXTS, HINTS = catalogue(__file__)  # the words of these checks: texts/notebook4.toml
 
@@ -115,7 +116,7 @@ def stop_reason_named(reason: str) -> Callable[[str], bool]:
 
 def number_named(number: int) -> Callable[[str], bool]:
     """The test of a line that must name a number of calls: that whole number in it (3 in '3 calls', not in '13')."""
-    whole = re.compile(rf"(?<!\d){number}(?!\d)")
+    whole = re.compile(WHOLE_NUMBER.format(number))
     return lambda line: bool(whole.search(line))
 
 
