@@ -162,6 +162,18 @@ def test_stopping_the_lab_leaves_nothing_behind(tmp_path, how):
     assert not listening(port), f"port {port} still answers"
 
 
+def test_on_windows_the_script_waits_through_ctrl_c_and_exits_with_jupyterlabs_status(monkeypatch):
+    """Where exec would return the prompt (Windows), the script waits for JupyterLab; its own copy of a Ctrl+C
+    (the console gives one to every process) must not kill it: JupyterLab answers it. Played here with a child
+    that exits 3 after a Ctrl+C reached the script alone."""
+    import threading
+
+    monkeypatch.chdir(ROOT)  # hand_over runs the command from the course's folder
+    child = [sys.executable, "-c", "import sys, time; time.sleep(1); sys.exit(3)"]
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    assert bootstrap["hand_over"](child, system="Windows") == 3
+
+
 # doctor
 
 
