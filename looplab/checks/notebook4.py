@@ -326,7 +326,7 @@ def _hint_for(mine: str, theirs: str, lines_read: list[str]) -> str:
     [tool] line or the Agent> line (mine is what run wrote, theirs the transcript's line)."""
     at = len(os.path.commonprefix([mine, theirs]))
     mine_rest, theirs_rest = _after_prompt(mine), _after_prompt(theirs)
-    if at < len(PROMPT) and (theirs.startswith(PROMPT.strip()) or mine[:1] == PROMPT[:1]):
+    if at < len(PROMPT) and (theirs.startswith(PROMPT.strip()) or mine.startswith(PROMPT.strip())):
         return "prompt_hint"  # the prompt itself differs ('User>' without its space), is missing, or is extra
     if mine.startswith(PROMPT) and not mine_rest and theirs_rest:
         return "prompt_hint"  # a newline after the prompt
