@@ -155,6 +155,9 @@ class Replay:
 
 
 def not_recorded_message(recording: Recording, request: dict) -> str:
+    """What a learner reads: what happened (offline, and not in the recording), where the conversation parts from
+    the nearest recorded one, and what to do. The maintainer's route (scripting a new answer) is in the README's
+    recordings section and in scripts/author_recordings.py, not here: a learner cannot take it."""
     lines = [f"This conversation is not recorded in the recording '{recording.name}' (offline mode)."]
     difference = recording.nearest_difference(request)
     if difference is None:
@@ -162,14 +165,8 @@ def not_recorded_message(recording: Recording, request: dict) -> str:
     else:
         lines.append("It differs from the nearest recorded conversation:")
         lines.append(difference.describe())
-    lines.append(
-        "Offline, only recorded conversations get answers. To ask the real API instead, set "
-        "ANTHROPIC_API_KEY (add LOOPLAB_MODE=record to save the new answers to the recording)."
-    )
-    lines.append(
-        f"Maintaining the course without a key? Script the answer in scripts/answers/{recording.name}.py, "
-        f"then run `python scripts/author_recordings.py {recording.name}` (offline, free)."
-    )
+    lines.append(f"Offline, only recorded conversations get answers: {_what_to_ask(recording, request)}; "
+                 "or set ANTHROPIC_API_KEY to ask the real API anything (live mode).")
     return "\n".join(lines)
 
 
@@ -177,11 +174,22 @@ def not_recorded_summary(recording: Recording, request: dict) -> str:
     """One line: which lines the recording answers (with this setup), and how to ask anything."""
     conversations = recording.recorded_lines(request)
     if conversations:
-        recorded = " or ".join(" then ".join(f'"{line}"' for line in lines) for lines in conversations)
-        what = f"the recording '{recording.name}' answers only {recorded}"
+        what = f"the recording '{recording.name}' answers only {_recorded(conversations)}"
     else:
         what = f"the recording '{recording.name}' holds no conversation with this model, system prompt and tools"
     return f"Not recorded offline: {what}. Set ANTHROPIC_API_KEY to ask anything."
+
+
+def _what_to_ask(recording: Recording, request: dict) -> str:
+    """The learner's offline way forward: the recorded lines to ask, or the notebook's own settings to keep."""
+    conversations = recording.recorded_lines(request)
+    if conversations:
+        return f"ask one of the recorded questions, {_recorded(conversations)}, word for word"
+    return "keep the notebook's own questions, model, system prompt and tools, as its cells write them"
+
+
+def _recorded(conversations: list[list[str]]) -> str:
+    return " or ".join(" then ".join(f'"{line}"' for line in lines) for lines in conversations)
 
 
 class RecordingTransport(httpx2.BaseTransport):

@@ -54,6 +54,11 @@ from looplab.recordings import RECORDINGS_DIR, recording_path
 from looplab.tools import TOOLS, run_tool
 
 ROOT = Path(__file__).resolve().parent.parent
+# What a learner's NotRecordedError no longer says (learners cannot take this route): the maintainer's way to
+# answer a conversation a notebook asks and its recording lacks, shown by --help (and in the README's recordings section).
+MAINTAINER_ROUTE = ("A notebook raised NotRecordedError? Without a key, script the missing answer in "
+                    "scripts/answers/<stem>.py, then run `python scripts/author_recordings.py <stem>` (offline, free), "
+                    "then `make notebooks`; with ANTHROPIC_API_KEY, `python scripts/author_recordings.py --live <stem>`.")
 ANSWERS_DIR = Path(__file__).resolve().parent / "answers"
 SOLUTIONS = ROOT / "solutions"
 QUESTION_NAME = re.compile(r"[A-Z][A-Z0-9_]*_QUESTION")
@@ -289,7 +294,7 @@ def _first_line(error: CellExecutionError) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=MAINTAINER_ROUTE)
     parser.add_argument("--live", action="store_true", help="ask the real API (needs ANTHROPIC_API_KEY)")
     parser.add_argument("names", nargs="*", help="recordings to write (default: all)")
     args = parser.parse_args()

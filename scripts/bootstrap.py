@@ -1,6 +1,7 @@
 """Set the course up and open it, or test it: the one script behind the README's two commands.
 
     python3 scripts/bootstrap.py lab     # Windows: py scripts\\bootstrap.py lab
+    python3 scripts/bootstrap.py lab --no-browser --port=8890   # anything after `lab` goes to JupyterLab
     python3 scripts/bootstrap.py test    # adds the test tools, runs the whole suite
 
 Why a Python script and not only the Makefile: a learner's laptop may have no `make` and no POSIX shell
@@ -20,8 +21,9 @@ What it does, in order, saying each step on one line:
    (scripts/handout.py) the same script installs from the handout's `wheelhouse/` without the network;
 
 4. `lab`: turns JupyterLab's news and update pop-ups off (in the venv's settings) and opens the first
-   notebook; `test`: installs the system packages the browser tests need where it can (Linux) and
-   runs the suite in parallel.
+   notebook, handing the terminal over to JupyterLab (see `hand_over`: one Ctrl+C, or a signal, stops
+   it cleanly and leaves nothing running); `test`: installs the system packages the browser tests need
+   where it can (Linux) and runs the suite in parallel.
 
 Its syntax stays old on purpose (no `list[str]`, no walrus), so that Python 3.6 can read it far
 enough to say it is too old.
@@ -173,13 +175,48 @@ def quiet_jupyterlab(venv=VENV):
         json.dump(QUIET_LAB, overrides, indent=2)
 
 
-def open_lab(python):
-    quiet_jupyterlab()
-    command = [python, "-m", "jupyter", "lab", FIRST_NOTEBOOK]
+def lab_command(python, lab_args=()):
+    """`jupyter lab` on the first notebook, with whatever options followed `lab` on our command line."""
+    command = [python, "-m", "jupyter", "lab", FIRST_NOTEBOOK] + list(lab_args)
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # containers and CI machines are often root; JupyterLab refuses unless told
+    return command
+
+
+def open_lab(python, lab_args=()):
+    quiet_jupyterlab()
     say("opening JupyterLab (offline unless ANTHROPIC_API_KEY is set); stop it with Ctrl+C")
-    return subprocess.call(command, cwd=ROOT)
+    return hand_over(lab_command(python, lab_args))
+
+
+def hand_over(command, system=None):
+    """Run `command` in this script's place, so that the terminal talks to it alone.
+
+    Were this script to wait for JupyterLab as a child, stopping it would go wrong both ways: Ctrl+C
+    reaches both processes, and this one dies of it with a KeyboardInterrupt traceback printed under
+    JupyterLab's own shutdown question; a signal sent to this script (SIGTERM, a closed terminal)
+    kills it alone and leaves JupyterLab running on its port. On Linux and macOS, `os.execv` makes
+    JupyterLab this very process (same pid, same terminal), so every key and signal is its own. On
+    Windows, exec starts a new process and returns the prompt at once, so there we wait for it instead:
+    the console hands Ctrl+C to every process attached to it, JupyterLab included, and this script only
+    must not die of its own copy; it then exits with JupyterLab's status.
+    """
+    os.chdir(ROOT)
+    if (system or platform.system()) != "Windows":
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(command[0], command)  # does not return
+    return wait_for(command)
+
+
+def wait_for(command):
+    """Start `command` and wait for it, through any number of Ctrl+C (they are the child's to answer)."""
+    process = subprocess.Popen(command, cwd=ROOT)
+    while True:
+        try:
+            return process.wait()
+        except KeyboardInterrupt:
+            continue  # the same Ctrl+C reached JupyterLab, which asks whether to stop, or stops
 
 
 def run_tests(python, pytest_args):
@@ -194,7 +231,8 @@ def run_tests(python, pytest_args):
 def main(argv):
     commands = ("lab", "test", "setup", "setup-dev")
     if not argv or argv[0] not in commands:
-        print("usage: python3 scripts/bootstrap.py {lab|test|setup|setup-dev} [pytest arguments for test]")
+        print("usage: python3 scripts/bootstrap.py {lab|test|setup|setup-dev} "
+              "[JupyterLab options for lab, pytest arguments for test]")
         return 2
     problem = version_problem(sys.version_info, sys.executable, platform.system())
     if problem:
@@ -204,7 +242,7 @@ def main(argv):
     python = ensure_venv()
     install(python, dev=command in ("test", "setup-dev"))
     if command == "lab":
-        return open_lab(python)
+        return open_lab(python, argv[1:])
     if command == "test":
         return run_tests(python, argv[1:])
     return 0

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import copy
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,3 +64,14 @@ def test_the_calculator_recording_is_written_aside_too(author, recordings, monke
     with pytest.raises(author.AuthoringFailed, match="no scripted answer for"):
         author.author_calculator(live=False, recordings=recordings)
     assert (recordings / "calculator.json").read_bytes() == before
+
+
+def test_the_maintainers_route_for_a_missing_answer_is_in_the_authoring_command():
+    """A learner's NotRecordedError leaves it out (they cannot take it): --help and the README say it."""
+    shown = subprocess.run([sys.executable, str(ROOT / "scripts" / "author_recordings.py"), "--help"],
+                           capture_output=True, text=True, check=True).stdout
+    said = " ".join(shown.split())
+    assert "NotRecordedError" in said and "scripts/answers/<stem>.py" in said
+    assert "python scripts/author_recordings.py <stem>" in said and "--live <stem>" in said
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "scripts/author_recordings.py <stem>" in readme and "NotRecordedError" in readme

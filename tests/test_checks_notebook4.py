@@ -4,6 +4,7 @@ with the message a learner needs."""
 import json
 import sys
 
+import anthropic
 import pytest
 
 from looplab import loop
@@ -64,7 +65,7 @@ def run_another_way(input_stream, output_stream, client, system=SYSTEM_PROMPT, m
             break
         if reply.stop_reason == "tool_use":
             messages.pop()  # the unanswered call must not stay in the history
-            print("Agent> Sorry, I gave up: too many tool calls.", file=output_stream)
+            print(f"Agent> Sorry, I gave up after {calls} calls.", file=output_stream)
         elif reply.stop_reason in ("max_tokens", "refusal"):
             messages.pop()  # a half-finished or refused reply must not stay in the history
             print(f"Agent> [{reply.stop_reason}] {text_of(reply)}", file=output_stream)
@@ -110,15 +111,20 @@ def inner_loop(client, messages, output_stream, system, max_iterations):
     return reply
 
 
-def say(output_stream, messages, reply):
+def say(output_stream, messages, reply, max_iterations):
     """The right Agent> line."""
     if reply.stop_reason in ("max_tokens", "refusal"):
         messages.pop()
         output_stream.write(f"Agent> (the reply ended early: {reply.stop_reason}) {text_of(reply)}\n")
     elif reply.stop_reason == "tool_use":
-        output_stream.write("Agent> (stopped: too many tool calls)\n")
+        output_stream.write(f"Agent> (stopped: too many tool calls, {max_iterations})\n")
     else:
         output_stream.write(f"Agent> {text_of(reply)}\n")
+
+
+def answer(client, messages, output_stream, system, max_iterations):
+    """The right turn: the inner loop, then the Agent> line."""
+    say(output_stream, messages, inner_loop(client, messages, output_stream, system, max_iterations), max_iterations)
 
 
 def uses_input(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
@@ -128,7 +134,7 @@ def uses_input(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_it
         if not line.strip():
             return
         messages.append({"role": "user", "content": line.strip()})
-        say(output_stream, messages, inner_loop(client, messages, output_stream, system, max_iterations))
+        answer(client, messages, output_stream, system, max_iterations)
 
 
 def reads_sys_stdin(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
@@ -139,7 +145,7 @@ def reads_sys_stdin(input_stream, output_stream, client, system=SYSTEM_PROMPT, m
         if not line.strip():
             return
         messages.append({"role": "user", "content": line.strip()})
-        say(output_stream, messages, inner_loop(client, messages, output_stream, system, max_iterations))
+        answer(client, messages, output_stream, system, max_iterations)
 
 
 def swallows_input_failure(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
@@ -157,7 +163,7 @@ def no_prompt(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_ite
         if not line.strip():
             return
         messages.append({"role": "user", "content": line.strip()})
-        say(output_stream, messages, inner_loop(client, messages, output_stream, system, max_iterations))
+        answer(client, messages, output_stream, system, max_iterations)
 
 
 def prompt_after_reading(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
@@ -167,7 +173,7 @@ def prompt_after_reading(input_stream, output_stream, client, system=SYSTEM_PROM
         if not line.strip():
             return
         messages.append({"role": "user", "content": line.strip()})
-        say(output_stream, messages, inner_loop(client, messages, output_stream, system, max_iterations))
+        answer(client, messages, output_stream, system, max_iterations)
 
 
 def prints_to_the_notebook(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
@@ -190,7 +196,7 @@ def sends_the_newline(input_stream, output_stream, client, system=SYSTEM_PROMPT,
         if not line.strip():
             return
         messages.append({"role": "user", "content": line})  # MISTAKE: "...?\n"
-        say(output_stream, messages, inner_loop(client, messages, output_stream, system, max_iterations))
+        answer(client, messages, output_stream, system, max_iterations)
 
 
 def forgets_history(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
@@ -200,7 +206,7 @@ def forgets_history(input_stream, output_stream, client, system=SYSTEM_PROMPT, m
         if not line.strip():
             return
         messages = [{"role": "user", "content": line.strip()}]  # MISTAKE: a new history for every line
-        say(output_stream, messages, inner_loop(client, messages, output_stream, system, max_iterations))
+        answer(client, messages, output_stream, system, max_iterations)
 
 
 def runner(inner):
@@ -214,7 +220,7 @@ def runner(inner):
             if not line.strip():
                 return
             messages.append({"role": "user", "content": line.strip()})
-            say(output_stream, messages, inner(client, messages, output_stream, system, max_iterations))
+            say(output_stream, messages, inner(client, messages, output_stream, system, max_iterations), max_iterations)
 
     run.__name__ = inner.__name__.lstrip("_")
     return run
@@ -378,7 +384,7 @@ def _ignores_stop_reason(output_stream, reply):
 def _next_text_crashes(output_stream, reply):
     answer = next(block.text for block in reply.content if block.type == "text")  # MISTAKE: no text on a refusal
     if reply.stop_reason == "max_tokens":
-        answer += " (cut short)"
+        answer += " (max_tokens)"
     output_stream.write(f"Agent> {answer}\n")
 
 
@@ -410,7 +416,7 @@ def prints_text_next_to_calls(input_stream, output_stream, client, system=SYSTEM
                     output_stream.write(f"[tool] {block.name}({block.input}) -> {output}\n")
                     results.append(tool_result(block, output))
             messages.append({"role": "user", "content": results})
-        say(output_stream, messages, reply)
+        say(output_stream, messages, reply, max_iterations)
 
 
 def stops_only_at_end_of_input(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
@@ -421,7 +427,7 @@ def stops_only_at_end_of_input(input_stream, output_stream, client, system=SYSTE
         if not line:  # MISTAKE: an empty line ("\n") goes on
             return
         messages.append({"role": "user", "content": line.strip()})
-        say(output_stream, messages, inner_loop(client, messages, output_stream, system, max_iterations))
+        answer(client, messages, output_stream, system, max_iterations)
 
 
 def skips_empty_lines(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
@@ -434,7 +440,212 @@ def skips_empty_lines(input_stream, output_stream, client, system=SYSTEM_PROMPT,
         if not line.strip():
             continue  # MISTAKE: an empty line should end the session
         messages.append({"role": "user", "content": line.strip()})
-        say(output_stream, messages, inner_loop(client, messages, output_stream, system, max_iterations))
+        answer(client, messages, output_stream, system, max_iterations)
+
+
+def primes_the_history(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
+    messages = [{"role": "user", "content": "What is 2 + 2?"},  # MISTAKE: an example exchange the person never typed
+                {"role": "assistant", "content": "2 + 2 = 4."}]
+    while True:
+        output_stream.write("User> ")
+        line = input_stream.readline()
+        if not line.strip():
+            return
+        messages.append({"role": "user", "content": line.strip()})
+        answer(client, messages, output_stream, system, max_iterations)
+
+
+def own_default_system(input_stream, output_stream, client, system="You are a helpful assistant.",  # MISTAKE
+                       max_iterations=10):
+    messages = []
+    while True:
+        output_stream.write("User> ")
+        line = input_stream.readline()
+        if not line.strip():
+            return
+        messages.append({"role": "user", "content": line.strip()})
+        answer(client, messages, output_stream, system, max_iterations)
+
+
+def _no_tools(client, messages, output_stream, system, max_iterations):
+    for _ in range(max_iterations):
+        reply = client.messages.create(model=MODEL, max_tokens=1024, system=system, messages=messages)  # MISTAKE
+        messages.append({"role": "assistant", "content": reply.content})
+        if reply.stop_reason != "tool_use":
+            break
+        results = []
+        for block in reply.content:
+            if block.type == "tool_use":
+                output = run_tool(block.name, block.input)
+                output_stream.write(f"[tool] {block.name}({block.input}) -> {output}\n")
+                results.append(tool_result(block, output))
+        messages.append({"role": "user", "content": results})
+    return reply
+
+
+def _no_break(client, messages, output_stream, system, max_iterations):
+    for _ in range(max_iterations):
+        reply = client.messages.create(model=MODEL, max_tokens=1024, system=system, tools=TOOLS, messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+        if reply.stop_reason == "tool_use":  # MISTAKE: no break otherwise: the loop calls the model again
+            results = []
+            for block in reply.content:
+                if block.type == "tool_use":
+                    output = run_tool(block.name, block.input)
+                    output_stream.write(f"[tool] {block.name}({block.input}) -> {output}\n")
+                    results.append(tool_result(block, output))
+            messages.append({"role": "user", "content": results})
+    return reply
+
+
+def _never_calls_again(client, messages, output_stream, system, max_iterations):
+    reply = client.messages.create(model=MODEL, max_tokens=1024, system=system, tools=TOOLS, messages=messages)
+    messages.append({"role": "assistant", "content": reply.content})
+    while reply.stop_reason == "tool_use":  # MISTAKE: the same reply forever, no new call in the loop
+        results = []
+        for block in reply.content:
+            if block.type == "tool_use":
+                output = run_tool(block.name, block.input)
+                output_stream.write(f"[tool] {block.name}({block.input}) -> {output}\n")
+                results.append(tool_result(block, output))
+        messages.append({"role": "user", "content": results})
+    return reply
+
+
+def _finds_calls_by_class(client, messages, output_stream, system, max_iterations):
+    for _ in range(max_iterations):
+        reply = client.messages.create(model=MODEL, max_tokens=1024, system=system, tools=TOOLS, messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+        if reply.stop_reason != "tool_use":
+            break
+        results = []
+        for block in reply.content:
+            if isinstance(block, anthropic.types.ToolUseBlock):  # MISTAKE: the SDK's class, not block.type
+                output = run_tool(block.name, block.input)
+                output_stream.write(f"[tool] {block.name}({block.input}) -> {output}\n")
+                results.append(tool_result(block, output))
+        messages.append({"role": "user", "content": results})
+    return reply
+
+
+def _asks_again_for_words(client, messages, output_stream, system, max_iterations):
+    for _ in range(max_iterations):
+        reply = client.messages.create(model=MODEL, max_tokens=1024, system=system, tools=TOOLS, messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+        words = "".join(b.text for b in reply.content if isinstance(b, anthropic.types.TextBlock))  # MISTAKE
+        if reply.stop_reason == "end_turn" and not words:
+            messages.append({"role": "user", "content": "Please answer in words."})  # no words? ask again
+            continue
+        if reply.stop_reason != "tool_use":
+            break
+        results = []
+        for block in reply.content:
+            if block.type == "tool_use":
+                output = run_tool(block.name, block.input)
+                output_stream.write(f"[tool] {block.name}({block.input}) -> {output}\n")
+                results.append(tool_result(block, output))
+        messages.append({"role": "user", "content": results})
+    return reply
+
+
+def assumes_a_first_line(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
+    messages = []
+    output_stream.write("User> ")
+    line = input_stream.readline()  # MISTAKE: the first line is taken as there, without a test
+    while True:
+        messages.append({"role": "user", "content": line.strip() or "Hello"})
+        answer(client, messages, output_stream, system, max_iterations)
+        output_stream.write("User> ")
+        line = input_stream.readline()
+        if not line.strip():
+            return
+
+
+def returns_the_transcript(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
+    messages, transcript = [], []
+    while True:
+        transcript.append("User> ")
+        line = input_stream.readline()
+        if not line.strip():
+            return "".join(transcript)  # MISTAKE: returned, never written to output_stream
+        messages.append({"role": "user", "content": line.strip()})
+        reply = inner_loop(client, messages, output_stream, system, max_iterations)
+        transcript.append(f"Agent> {text_of(reply)}\n")
+
+
+def prompt_without_space(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
+    messages = []
+    while True:
+        output_stream.write("User>")  # MISTAKE: no space
+        line = input_stream.readline()
+        if not line.strip():
+            return
+        messages.append({"role": "user", "content": line.strip()})
+        answer(client, messages, output_stream, system, max_iterations)
+
+
+def prompt_with_newline(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
+    messages = []
+    while True:
+        print("User> ", file=output_stream)  # MISTAKE: print adds a newline
+        line = input_stream.readline()
+        if not line.strip():
+            return
+        messages.append({"role": "user", "content": line.strip()})
+        answer(client, messages, output_stream, system, max_iterations)
+
+
+def echoes_the_line(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
+    messages = []
+    while True:
+        output_stream.write("User> ")
+        line = input_stream.readline()
+        if not line.strip():
+            return
+        output_stream.write(line)  # MISTAKE: a stream echoes nothing; nor should run
+        messages.append({"role": "user", "content": line.strip()})
+        answer(client, messages, output_stream, system, max_iterations)
+
+
+def sends_the_newline_in_a_block(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
+    messages = []
+    while True:
+        output_stream.write("User> ")
+        line = input_stream.readline()
+        if not line.strip():
+            return
+        messages.append({"role": "user", "content": [{"type": "text", "text": line}]})  # MISTAKE: "...?\n"
+        answer(client, messages, output_stream, system, max_iterations)
+
+
+def goes_on_after_a_cut_reply(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
+    messages = []
+    while True:
+        output_stream.write("User> ")
+        line = input_stream.readline()
+        if not line.strip():
+            return
+        messages.append({"role": "user", "content": line.strip()})
+        reply = inner_loop(client, messages, output_stream, system, max_iterations)
+        while reply.stop_reason in ("max_tokens", "refusal"):  # MISTAKE: asks for more instead of saying so
+            messages.append({"role": "user", "content": "Please go on."})
+            reply = inner_loop(client, messages, output_stream, system, max_iterations)
+        say(output_stream, messages, reply, max_iterations)
+
+
+def retries_a_refusal(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
+    messages = []
+    while True:
+        output_stream.write("User> ")
+        line = input_stream.readline()
+        if not line.strip():
+            return
+        messages.append({"role": "user", "content": line.strip()})
+        reply = inner_loop(client, messages, output_stream, system, max_iterations)
+        if reply.stop_reason == "refusal":  # MISTAKE: the same question again, as if the model might change its mind
+            messages.pop()
+            reply = inner_loop(client, messages, output_stream, system, max_iterations)
+        say(output_stream, messages, reply, max_iterations)
 
 
 WRONG_ANSWERS = [
@@ -444,7 +655,7 @@ WRONG_ANSWERS = [
     (no_prompt, ["never wrote the prompt 'User> '"]),
     (prompt_after_reading, ["line 2 of the output is (nothing); expected 'User>'", "before every read"]),
     (prints_to_the_notebook, ["wrote nothing to output_stream, but printed to the notebook", "file=output_stream"]),
-    (sends_the_newline, ["the user message was 'What is 4823 × 1979?\\n'", "without its newline"]),
+    (sends_the_newline, ["the user message (messages[0].content) was 'What is 4823 × 1979?\\n'", "without its newline"]),
     (forgets_history, ["the second line's request held 1 message(s)", "Create the messages list once"]),
     (runner(_json_tool_line), ["\"expression\"", "expected \"User> [tool] calculator({'expression': '4823 * 1979'})",
                                "as Python prints it"]),
@@ -453,20 +664,44 @@ WRONG_ANSWERS = [
     (runner(_one_message_per_result), ["two calls at once", "400", "without `tool_result` blocks immediately after",
                                        "ONE user message"]),
     (runner(_no_is_error), ["the tool fails", "is_error=None; it should be True", "tool_result(block, output)"]),
-    (runner(_no_cap), ["never stops", "more than 3 times", "max_iterations"]),
+    (runner(_no_cap), ["never stops", "more than 4 times", "max_iterations (4)"]),
     (runner(_cap_raises), ["never stops", "RuntimeError", "Agent> line"]),
     (runner(_runs_tools_of_a_cut_reply), ["cut short in the middle of a tool call", "must not run",
                                           "only when stop_reason is 'tool_use'"]),
     (runner(_ignores_system), ["custom system prompt", "'Answer in one word.'", "system=system"]),
     (runner(_not_duck_typed), ["minimal client", "AttributeError", "model_dump"]),
-    (with_agent_line(_ignores_stop_reason), ["max_tokens", "Agent> line that says the reply was cut short",
-                                             "names it"]),
+    (with_agent_line(_ignores_stop_reason), ["max_tokens", "run wrote 'Agent> 4823 × 1979 comes to 9,5'",
+                                             "should name the stop reason as the API spells it, 'max_tokens'"]),
     (with_agent_line(_next_text_crashes), ["the model refuses", "StopIteration"]),
     (with_agent_line(_raises_on_stop_reason), ["max_tokens", "RuntimeError: the model stopped: max_tokens"]),
     (prints_text_next_to_calls, ["after a text block: line 1 of the output is \"User> Agent> I'll use the calculator.\"",
                                  "text that comes along with a tool call is not printed"]),
     (stops_only_at_end_of_input, ["an empty line ends the session", "went on after the empty line"]),
     (skips_empty_lines, ["an empty line ends the session", "went on after the empty line"]),
+    (primes_the_history, ["the first request's messages should be one user message", "it held 3 message(s), roles "
+                          "['user', 'assistant', 'user']", "empty messages list"]),
+    (own_default_system, ["system prompt was 'You are a helpful assistant.'", "by default it should be SYSTEM_PROMPT, "
+                          "'You are a helpful assistant. For any arithmetic", "the parameter's default is SYSTEM_PROMPT"]),
+    (runner(_no_tools), ["did not offer the calculator tool (tools=[])", "tools=TOOLS"]),
+    (goes_on_after_a_cut_reply, ["cut short", "run called the model again after its final reply",
+                                 "(the scenario scripted 3 replies)", "only while stop_reason is 'tool_use'"]),
+    (retries_a_refusal, ["the model refuses", "run called the model again after its final reply",
+                         "only while stop_reason is 'tool_use'"]),
+    (assumes_a_first_line, ["nothing to read: run called the model although the input was empty", "'' (end of input)"]),
+    (runner(_never_calls_again), ["the model asks for the calculator after a text block: run wrote more than 100,000",
+                                  "calls the model again each time round"]),
+    (returns_the_transcript, ["run wrote nothing to output_stream", "run returns nothing"]),
+    (runner(_finds_calls_by_class), ["with a minimal client", "not the SDK's classes",
+                                     "messages.2: all messages must have non-empty content", "never by isinstance"]),
+    (runner(_asks_again_for_words), ["with a minimal client", "called the model again after its final reply",
+                                     "it should make 2 calls", "isinstance(block, TextBlock) is False"]),
+    (prompt_without_space, ["line 1 of the output is 'User>Agent> It is 9,544,717.'; expected 'User> Agent> It is "
+                            "9,544,717.'", "'User> ' with its space and no newline"]),
+    (prompt_with_newline, ["line 1 of the output is 'User> '; expected 'User> Agent> It is 9,544,717.'",
+                           "'User> ' with its space and no newline"]),
+    (echoes_the_line, ["line 1 of the output is 'User> What is 4823 × 1979?'", "never the line you read"]),
+    (sends_the_newline_in_a_block, ["was 'What is 4823 × 1979?\\n'; expected the line without its newline",
+                                    "line.rstrip('\\n')"]),
 ]
 
 
@@ -503,13 +738,28 @@ def reads_on_at_the_end(input_stream, output_stream, client, system=SYSTEM_PROMP
         if not line.strip():
             continue  # MISTAKE: at the end of the input, readline() returns '' forever
         messages.append({"role": "user", "content": line.strip()})
-        say(output_stream, messages, inner_loop(client, messages, output_stream, system, max_iterations))
+        answer(client, messages, output_stream, system, max_iterations)
 
 
 def test_a_run_that_reads_on_forever_fails_quickly():
     message = failure(reads_on_at_the_end)
     assert "went on reading after the end of the input" in message
     assert "stop on both" in message
+
+
+def strips_with_slicing(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
+    messages = []
+    while True:
+        output_stream.write("User> ")
+        line = input_stream.readline()
+        if line in ("", "\n"):
+            return
+        messages.append({"role": "user", "content": line[:-1] if line.endswith("\n") else line})  # right too
+        answer(client, messages, output_stream, system, max_iterations)
+
+
+def test_the_newline_may_go_any_way():
+    passes("4.1", strips_with_slicing)
 
 
 def test_iterating_over_the_stream_works_too():
@@ -520,7 +770,7 @@ def test_iterating_over_the_stream_works_too():
             if not line.strip():
                 break
             messages.append({"role": "user", "content": line.strip()})
-            say(output_stream, messages, inner_loop(client, messages, output_stream, system, max_iterations))
+            answer(client, messages, output_stream, system, max_iterations)
             output_stream.write("User> ")
 
     result = run_check("4.1", iterates)
@@ -531,8 +781,20 @@ def test_iterating_over_the_stream_works_too():
 # --- after each way a turn can end, the next line ---------------------------------------------------------
 
 
-def run_like_the_course(keep_ended_replies=False, cap_line="Agent> (stopped: still calling tools after {cap} calls)"):
-    """The right loops, with one thing changed: a wrong answer built from a right one."""
+def course_cap_line(max_iterations):
+    return f"Agent> (stopped: still calling tools after {max_iterations} calls)"
+
+
+def course_ended_line(reply):
+    return f"Agent> (the reply ended early: {reply.stop_reason}) {text_of(reply)}"
+
+
+def run_like_the_course(after_ended="pop", cap_line=course_cap_line, ended_line=course_ended_line):
+    """The right loops, with one thing changed: a wrong answer built from a right one.
+
+    after_ended: what becomes of a cut or refused reply: "pop" it (right), "keep" it, "clear" the whole history,
+    or "return" (end the session); cap_line(max_iterations) and ended_line(reply): the Agent> line of the cap,
+    and of a cut or refused reply."""
     def run(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):
         messages = []
         while (line := input_stream.readline()).strip():
@@ -540,11 +802,15 @@ def run_like_the_course(keep_ended_replies=False, cap_line="Agent> (stopped: sti
             messages.append({"role": "user", "content": line.strip()})
             reply = inner_loop(client, messages, output_stream, system, max_iterations)
             if reply.stop_reason == "tool_use":
-                output_stream.write(cap_line.format(cap=max_iterations) + "\n")
+                output_stream.write(cap_line(max_iterations) + "\n")
             elif reply.stop_reason in ("max_tokens", "refusal"):
-                output_stream.write(f"Agent> (the reply ended early: {reply.stop_reason}) {text_of(reply)}\n")
-                if not keep_ended_replies:
+                output_stream.write(ended_line(reply) + "\n")
+                if after_ended == "pop":
                     messages.pop()
+                elif after_ended == "clear":
+                    messages.clear()
+                elif after_ended == "return":
+                    return
             else:
                 output_stream.write(f"Agent> {text_of(reply)}\n")
         output_stream.write("User> ")
@@ -555,12 +821,100 @@ def test_the_course_like_run_passes():
     passes("4.1", run_like_the_course())
 
 
+RIGHT_LINES_IN_OTHER_WORDS = [  # the prose asks each line to name the number of calls, or the stop reason: any words
+    ("other words", lambda cap: f"Agent> Sorry, I gave up: {cap} tool calls and still no answer.",
+     lambda reply: f"Agent> [{reply.stop_reason}] {text_of(reply)}"),
+    ("French", lambda cap: f"Agent> (arrêté : l'agent appelait encore des outils après {cap} appels)",
+     lambda reply: f"Agent> (réponse interrompue : {reply.stop_reason}) {text_of(reply)}"),
+    ("number first", lambda cap: f"Agent> {cap} calls, no answer yet: stopping here.",
+     lambda reply: f"Agent> {reply.stop_reason.upper()}: {text_of(reply) or '(no text)'}"),
+]
+
+
+@pytest.mark.parametrize("cap_line, ended_line", [row[1:] for row in RIGHT_LINES_IN_OTHER_WORDS],
+                         ids=[row[0] for row in RIGHT_LINES_IN_OTHER_WORDS])
+def test_the_cap_and_stop_lines_pass_in_any_words(cap_line, ended_line):
+    passes("4.1", run_like_the_course(cap_line=cap_line, ended_line=ended_line))
+
+
 def test_a_cut_or_refused_reply_must_leave_the_history():
-    fails("4.1", run_like_the_course(keep_ended_replies=True), "then a new line", "still carries the reply")
+    fails("4.1", run_like_the_course(after_ended="keep"), "then a new line", "still carries the reply")
 
 
-def test_the_cap_must_be_said():
-    fails("4.1", run_like_the_course(cap_line="Agent> "), "it should write an Agent> line that says it stopped")
+def test_the_earlier_turns_stay_after_a_cut_reply():
+    fails("4.1", run_like_the_course(after_ended="clear"), "cut short", "should start with the first line read",
+          "'What is 4823 × 1979?'", "it starts with {'role': 'user', 'content': 'What is 12 × 12?'}",
+          "Create messages once")
+
+
+def test_the_session_goes_on_after_a_cut_reply():
+    fails("4.1", run_like_the_course(after_ended="return"), "cut short", "the next line should be answered as usual",
+          "[tool] calculator({'expression': '12 * 12'}) -> 144", "run wrote '(nothing)'", "go on reading lines")
+
+
+def says_stopped(max_iterations):
+    return "Agent> (stopped: too many tool calls)"  # MISTAKE: no number
+
+
+def says_stopped_with_the_default(max_iterations):
+    return "Agent> (stopped: still calling tools after 10 calls)"  # MISTAKE: the default, not max_iterations
+
+
+def says_stopped_as_in_the_prose(max_iterations):
+    return "Agent> (stopped: still calling tools after 3 calls)"  # MISTAKE: the example's number, not max_iterations
+
+
+def says_one_call_too_many(max_iterations):
+    return f"Agent> (stopped after {max_iterations + 1} calls)"  # MISTAKE: the wrong count
+
+
+def says_nothing(max_iterations):
+    return "Agent> "  # MISTAKE: an empty line
+
+
+CAP_LINES = [(says_stopped, "'Agent> (stopped: too many tool calls)'"),
+             (says_stopped_with_the_default, "'Agent> (stopped: still calling tools after 10 calls)'"),
+             (says_stopped_as_in_the_prose, "'Agent> (stopped: still calling tools after 3 calls)'"),
+             (says_one_call_too_many, "'Agent> (stopped after 5 calls)'"),
+             (says_nothing, "run wrote 'Agent> '")]
+
+
+@pytest.mark.parametrize("cap_line, wrote", CAP_LINES, ids=[line.__name__ for line, _ in CAP_LINES])
+def test_the_cap_line_must_name_the_number_of_calls(cap_line, wrote):
+    fails("4.1", run_like_the_course(cap_line=cap_line), "never stops", "max_iterations=4", wrote,
+          "should name the number of calls made, max_iterations, here 4", "names that number")
+
+
+def says_cut_short(reply):
+    return f"Agent> (cut short) {text_of(reply)}"  # MISTAKE: not the stop reason's name
+
+
+def says_max_tokens_but_not_refusal(reply):
+    if reply.stop_reason == "max_tokens":
+        return f"Agent> (max_tokens) {text_of(reply)}"
+    return "Agent> (the model declined to answer)"  # MISTAKE: not the stop reason's name
+
+
+def says_a_cut_call_without_its_reason(reply):
+    if any(block.type == "tool_use" for block in reply.content):
+        return "Agent> (a tool call was cut off, so it was not run)"  # MISTAKE: not the stop reason's name
+    return course_ended_line(reply)
+
+
+ENDED_LINES = [
+    (says_cut_short, ["cut short (stop_reason 'max_tokens'), then a new line", "'Agent> (cut short) 4823 × 1979 comes",
+                      "as the API spells it, 'max_tokens'"]),
+    (says_max_tokens_but_not_refusal, ["the model refuses", "run wrote 'Agent> (the model declined to answer)'",
+                                       "as the API spells it, 'refusal'"]),
+    (says_a_cut_call_without_its_reason, ["in the middle of a tool call",
+                                          "run wrote 'Agent> (a tool call was cut off, so it was not run)'",
+                                          "'max_tokens', though the reply was cut inside a tool call"]),
+]
+
+
+@pytest.mark.parametrize("ended_line, expected", ENDED_LINES, ids=[line.__name__ for line, _ in ENDED_LINES])
+def test_a_cut_or_refused_line_must_name_the_stop_reason(ended_line, expected):
+    fails("4.1", run_like_the_course(ended_line=ended_line), *expected, "holds the stop reason as the API spells it")
 
 
 def run_with_another_model(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10):

@@ -94,6 +94,8 @@ def test_not_recorded_shows_its_message_without_transport_frames(outputs):
     assert len(lines) <= message_lines + 2, "\n".join(lines)
     assert lines[0] == "NotRecordedError: " + error.evalue.splitlines()[0]
     assert "ANTHROPIC_API_KEY" in "\n".join(lines)
+    assert "ask one of the recorded questions" in "\n".join(lines)  # learner words, no maintainer's route
+    assert not any("scripts/" in line or "author_recordings" in line for line in lines)
     assert lines[-2:] == ["  line 1 of the cell: " + NOT_RECORDED,
                           "  line 7, in ask: return client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messages=messages)"]
     assert not any("transport.py" in line or "site-packages" in line for line in lines)

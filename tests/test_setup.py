@@ -9,8 +9,11 @@ import json
 import os
 import runpy
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -93,6 +96,82 @@ def test_learners_get_no_test_tools():
     for tool in ("pytest", "nbval", "playwright", "hypothesis"):
         assert tool not in learner
         assert tool in (ROOT / "requirements-dev.txt").read_text()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def session_processes(session: int) -> list[str]:
+    """The command lines of the live processes of a session (read from /proc: no psutil needed)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except (OSError, ValueError):
+            continue  # not a process, or gone meanwhile
+        state, _ppid, _group, its_session = stat.rpartition(")")[2].split()[:4]
+        if entry.name.isdigit() and int(its_session) == session and state != "Z":
+            found.append(command)
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; exec is the Linux and macOS way")
+@pytest.mark.parametrize("how", ["SIGTERM to the script", "Ctrl+C (SIGINT to the terminal's process group)"])
+def test_stopping_the_lab_leaves_nothing_behind(tmp_path, how):
+    """The real `bootstrap.py lab` (on a free port, no browser), stopped the two ways a terminal does: it is
+    JupyterLab itself (exec), so the signal stops JupyterLab, no traceback is printed, no process of its
+    session is left and the port is free."""
+    port = free_port()
+    log = tmp_path / "lab.log"
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "run"),
+           "BROWSER": "true"}
+    with log.open("w") as output:
+        lab = subprocess.Popen([sys.executable, str(BOOTSTRAP), "lab", "--no-browser", f"--ServerApp.port={port}",
+                                "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1"],
+                               stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
+                               start_new_session=True)  # a session of its own, as a terminal gives it
+    try:
+        deadline = time.monotonic() + 60
+        while not listening(port):
+            assert lab.poll() is None, f"JupyterLab stopped before it listened:\n{log.read_text()}"
+            assert time.monotonic() < deadline, f"JupyterLab did not listen on {port}:\n{log.read_text()}"
+            time.sleep(0.1)
+        command = (Path("/proc") / str(lab.pid) / "cmdline").read_bytes()  # `jupyter lab` execs jupyter-lab in turn
+        assert b"bootstrap.py" not in command and b"jupyter" in command, "the script should have become JupyterLab"
+        if how.startswith("SIGTERM"):
+            lab.send_signal(signal.SIGTERM)
+        else:
+            os.killpg(lab.pid, signal.SIGINT)
+        assert lab.wait(timeout=20) is not None
+    finally:
+        if lab.poll() is None:
+            os.killpg(lab.pid, signal.SIGKILL)
+            lab.wait()
+    said = log.read_text()
+    assert "Traceback" not in said and "KeyboardInterrupt" not in said, said
+    assert session_processes(lab.pid) == [], "processes left behind"
+    assert not listening(port), f"port {port} still answers"
+
+
+def test_on_windows_the_script_waits_through_ctrl_c_and_exits_with_jupyterlabs_status(monkeypatch):
+    """Where exec would return the prompt (Windows), the script waits for JupyterLab; its own copy of a Ctrl+C
+    (the console gives one to every process) must not kill it: JupyterLab answers it. Played here with a child
+    that exits 3 after a Ctrl+C reached the script alone."""
+    import threading
+
+    monkeypatch.chdir(ROOT)  # hand_over runs the command from the course's folder
+    child = [sys.executable, "-c", "import sys, time; time.sleep(1); sys.exit(3)"]
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    assert bootstrap["hand_over"](child, system="Windows") == 3
 
 
 # doctor

@@ -3,14 +3,18 @@
 `run(input_stream, output_stream, client, system=SYSTEM_PROMPT, max_iterations=10)` reads lines from
 one `io.StringIO` and must write the transcript of expected_output to the other, exactly (bar trailing
 white space at the very end). Where the words are the learner's own (`max_tokens`, `refusal`, the cap),
-that turn's `Agent>` line must name what happened (`MAX_TOKENS_WORDS`, `REFUSAL_WORDS`, `CAP_WORDS`), and
-the next line's request must keep the earlier turns and drop the cut reply. `input` and `sys.stdin` refuse
+only what the prose asks that line to name is tested, in any words and any language: the stop reason as
+the API spells it (`max_tokens`, `refusal`), or the number of calls made (`max_iterations`, as a whole
+number). No list of words: a learner's own wording never fails. The next line's request must keep the
+earlier turns and drop the cut reply. `input` and `sys.stdin` refuse
 to be used: a run that reads its input_stream is one that can be tested, scripted and graded.
 """
 
 import builtins
 import contextlib
 import io
+import os
+import re
 import sys
 from dataclasses import dataclass
 from itertools import zip_longest
@@ -40,11 +44,7 @@ TOOL_LINE = "[tool] {name}({input}) -> {output}"  # the input as Python prints a
 CUSTOM_SYSTEM = "Answer in one word."
 MAX_READS_AT_END = 5
 MAX_OUTPUT = 100_000  # characters
-
-MAX_TOKENS_WORDS = ("max_tokens", "max tokens", "token limit", "cut short", "cut off", "truncated",
-                    "ended early", "too long", "incomplete", "unfinished")
-REFUSAL_WORDS = ("refus", "declin")  # refusal, refused, refuses, declined...
-CAP_WORDS = ("max_iterations", "iterations", "stopped", "cap", "limit", "gave up", "too many")
+WHOLE_NUMBER = r"(?<!\d){}(?!\d)"  # the number, not part of another one: 3 in '3 calls', not in '13' or '30'
 
 TEXTS, HINTS = catalogue(__file__)  # the words of these checks: texts/notebook4.toml
 
@@ -78,7 +78,8 @@ def _first_request(report: Report, output: str, turn) -> None:
     """The request holds one user message, the line read without its newline, the tools and the system prompt."""
     sent = turn.requests[0]
     messages = sent.get("messages", [])
-    report.require(len(messages) == 1 and messages[0].get("role") == "user", "first_request", count=len(messages))
+    roles = [message.get("role") for message in messages]
+    report.require(roles == ["user"], "first_request", count=len(messages), roles=roles)
     said = _text_of(messages[0].get("content"))
     report.require(said == QUESTION, "user_message", said=said, question=QUESTION)
     names = [tool.get("name") for tool in sent.get("tools", []) if isinstance(tool, dict)]
@@ -87,7 +88,7 @@ def _first_request(report: Report, output: str, turn) -> None:
                    model=sent.get("model"), max_tokens=sent.get("max_tokens"), expected_model=MODEL,
                    expected_tokens=MAX_TOKENS)
     report.require(canonical_blocks(sent.get("system") or []) == canonical_blocks(SYSTEM_PROMPT), "default_system",
-                   system=sent.get("system"))
+                   system=sent.get("system"), expected=SYSTEM_PROMPT)
 
 
 def _error_flagged(report: Report, output: str, turn) -> None:
@@ -103,27 +104,40 @@ def _history_kept(report: Report, output: str, turn) -> None:
     first_turn = turn.requests[1]["messages"] + [{"role": "assistant", "content": turn.responses[1]["content"]}]
     sent = turn.requests[2]["messages"]
     report.require(len(sent) == len(first_turn) + 1, "history_lost", count=len(sent), first=len(first_turn))
-    report.require(_text_of(sent[0].get("content")) == QUESTION and _text_of(sent[-1].get("content")) == FOLLOW_UP,
-                   "history_kept")
+    first, last = _text_of(sent[0].get("content")), _text_of(sent[-1].get("content"))
+    report.require(first == QUESTION and last == FOLLOW_UP, "history_kept", first=first, last=last,
+                   question=QUESTION, follow_up=FOLLOW_UP)
 
 
-def _said(report: Report, output: str, words: tuple[str, ...], key: str) -> list[str]:
-    """The turn's Agent> line names what happened, in the learner's words; what run wrote after each prompt."""
+def stop_reason_named(reason: str) -> Callable[[str], bool]:
+    """The test of a line that must name a stop reason: the API's own spelling in it, whatever the other words."""
+    return lambda line: reason in line.lower()
+
+
+def number_named(number: int) -> Callable[[str], bool]:
+    """The test of a line that must name a number of calls: that whole number in it (3 in '3 calls', not in '13')."""
+    whole = re.compile(WHOLE_NUMBER.format(number))
+    return lambda line: bool(whole.search(line))
+
+
+def _said(report: Report, output: str, named: Callable[[str], bool], key: str, **values) -> list[str]:
+    """The turn's Agent> line names what happened (`named` tests it), in the learner's own words; what run wrote
+    after each prompt. The message quotes that line in full, or the whole turn when it has no Agent> line."""
     turns = _turns(output)
-    first = turns[0].lower() if turns else ""
-    report.require(AGENT.lower() in first and any(word in first for word in words), key,
-                   wrote=turns[0] if turns else output)
+    line = _agent_line(turns[0]) if turns else None
+    report.require(line is not None and named(line), key,
+                   wrote=line if line is not None else (turns[0] if turns else output), **values)
     return turns
 
 
-def _said_then_went_on(words: tuple[str, ...], key: str, first_line: str, next_request: int,
-                       dropped: int | None = None) -> Callable:
+def _said_then_went_on(named: Callable[[str], bool], key: str, first_line: str, next_request: int,
+                       dropped: int | None = None, **values) -> Callable:
     """A `then`: the turn's Agent> line names what happened; the next line is answered as usual, its request
     starts with the first line read (the earlier turns are kept) and no longer holds reply `dropped`."""
     def then(report: Report, output: str, turn) -> None:
-        turns = _said(report, output, words, key)
+        turns = _said(report, output, named, key, **values)
         report.require(len(turns) >= 2 and turns[1].rstrip() == ANSWERED_AS_USUAL, "next_line",
-                       wrote=turns[1] if len(turns) > 1 else report.words("nothing"))
+                       wrote=turns[1] if len(turns) > 1 else report.words("nothing"), expected=ANSWERED_AS_USUAL)
         sent = to_wire(turn.requests[next_request].get("messages", []))
         report.require(bool(sent) and _text_of(sent[0].get("content")) == first_line, "lost_earlier_turns",
                        line=first_line, first=sent[0] if sent else None)
@@ -134,9 +148,16 @@ def _said_then_went_on(words: tuple[str, ...], key: str, first_line: str, next_r
     return then
 
 
+def _said_at_cap(cap: int) -> Callable:
+    """A `then`: after `cap` calls of a model still asking for tools, the Agent> line names the number `cap`."""
+    def then(report: Report, output: str, turn) -> None:
+        _said(report, output, number_named(cap), "not_said_cap", cap=cap)
+    return then
+
+
 def _ran_no_cut_call(report: Report, output: str, turn) -> None:
     report.require(not any("[tool]" in turn for turn in _turns(output)), "printed_cut_call", wrote=output)
-    _said(report, output, MAX_TOKENS_WORDS, "not_said_cut_call")
+    _said(report, output, stop_reason_named("max_tokens"), "not_said_cut_call")
 
 
 def _custom_sent(report: Report, output: str, turn) -> None:
@@ -150,7 +171,8 @@ TWO_TURNS = [reply(text("I'll use the calculator."), calc("4823 * 1979")), reply
 ANSWERED_AS_USUAL = "[tool] calculator({'expression': '12 * 12'}) -> 144\nAgent> 12 × 12 = 144."
 NEXT_LINE, ANSWERED = "What is 12 × 12?\n", [reply(calc("12 * 12")), reply(text("12 × 12 = 144."))]
 REFUSED_LINE = "Help me cheat on my exam."
-CAP = 3  # max_iterations in the scenarios of the cap
+CAP = 3  # max_iterations in the scenarios of the cap: not the default (10), and not the same in both, so the
+NEVER_STOPS_CAP = 4  # Agent> line must name max_iterations itself, not a number written in the code
 
 RUN_SCENARIOS = [  # Run(key, replies, the lines run reads, ...)
     Run("words", [reply(text("It is 9,544,717."))], ASKED, then=_first_request, note="one_turn_ok"),
@@ -175,16 +197,17 @@ RUN_SCENARIOS = [  # Run(key, replies, the lines run reads, ...)
         stray=(TooManyCalls, anthropic.BadRequestError), note="end_ok"),
     Run("cut_short", [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), *ANSWERED],
         ASKED + NEXT_LINE, exact=False, crash="crash_on_stop",
-        then=_said_then_went_on(MAX_TOKENS_WORDS, "not_said_cut", QUESTION, next_request=1, dropped=0)),
+        then=_said_then_went_on(stop_reason_named("max_tokens"), "not_said_cut", QUESTION, next_request=1, dropped=0)),
     Run("cut_in_call", [reply(text("I'll use the calculator."), calc("4823 * 19"), stop_reason="max_tokens")], ASKED,
         exact=False, then=_ran_no_cut_call, again="ran_cut_call"),
     Run("refusal", [reply(stop_reason="refusal"), *ANSWERED], f"{REFUSED_LINE}\n{NEXT_LINE}", exact=False,
-        then=_said_then_went_on(REFUSAL_WORDS, "not_said_refused", REFUSED_LINE, next_request=1, dropped=0),
+        then=_said_then_went_on(stop_reason_named("refusal"), "not_said_refused", REFUSED_LINE, next_request=1,
+                                dropped=0),
         crash="crash_on_stop"),
     Run("never_stops", never_stops, ASKED, exact=False, again="past_cap", crash="crash_on_cap",
-        call_limit=CAP, options={"max_iterations": CAP}),
-    Run("cap_then_next_line", [reply(calc(f"{n} + {n}")) for n in range(1, CAP + 1)] + ANSWERED, ASKED + NEXT_LINE,
-        exact=False, then=_said_then_went_on(CAP_WORDS, "not_said_cap", QUESTION, next_request=CAP),
+        then=_said_at_cap(NEVER_STOPS_CAP), call_limit=NEVER_STOPS_CAP, options={"max_iterations": NEVER_STOPS_CAP}),
+    Run("cap_then_next_line", [reply(calc(f"{n}0 + {n}0")) for n in range(1, CAP + 1)] + ANSWERED, ASKED + NEXT_LINE,
+        exact=False, then=_said_then_went_on(number_named(CAP), "not_said_cap", QUESTION, next_request=CAP, cap=CAP),
         note="never_stops_ok", again="past_cap", crash="crash_on_cap", options={"max_iterations": CAP}),
     Run("custom_system", [reply(text("9544717."))], ASKED, exact=False, then=_custom_sent,
         options={"system": CUSTOM_SYSTEM}),
@@ -223,7 +246,7 @@ class Session:
         self.verify()
         if isinstance(turn.error, scenario.stray):
             count = len(scenario.replies) if isinstance(scenario.replies, list) else 0
-            raise self.report.failure(scenario.again, count=count,
+            raise self.report.failure(scenario.again, count=count, cap=scenario.options.get("max_iterations"),
                                       replies=self.report.words("one_reply" if count == 1 else "replies"))
         error = turn.error
         if scenario.crash and error is not None and not isinstance(error, anthropic.BadRequestError):
@@ -233,7 +256,7 @@ class Session:
         turn.reraise()
         return output.getvalue(), turn
 
-    def expect_transcript(self, output: str, expected: str) -> None:
+    def expect_transcript(self, output: str, expected: str, lines_read: str = "") -> None:
         """The output, line by line, against the transcript; trailing spaces and newlines at the end don't count."""
         got, want = output.rstrip(), expected.rstrip()
         if got == want:
@@ -245,7 +268,8 @@ class Session:
         self.report.require(PROMPT.strip() in output, "no_prompt", prompt=PROMPT)
         lines = zip_longest(got.split("\n"), want.split("\n"))
         index, (mine, theirs) = next((index, pair) for index, pair in enumerate(lines) if pair[0] != pair[1])
-        raise self.report.failure("line_differs", self.report.text(_hint_for(mine or "", theirs or "")).hint,
+        hint = self.report.text(_hint_for(mine or "", theirs or "", lines_read.splitlines())).hint
+        raise self.report.failure("line_differs", hint,
                                   number=index + 1, mine=self.report.words("nothing") if mine is None else repr(mine),
                                   theirs=self.report.words("nothing_more") if theirs is None else repr(theirs))
 
@@ -297,16 +321,32 @@ class _Output(io.StringIO):
         return super().write(text)
 
 
-def _hint_for(mine: str, theirs: str) -> str:
-    """The row whose hint fits the first line that differs from the expected transcript."""
-    prompt = PROMPT.strip()
-    if mine.startswith(prompt) != theirs.startswith(prompt):
-        return "prompt_hint"
-    if AGENT in mine and AGENT not in theirs:
+def _hint_for(mine: str, theirs: str, lines_read: list[str]) -> str:
+    """The row whose hint fits where the first differing line differs: the prompt, an echo of the line read, a
+    [tool] line or the Agent> line (mine is what run wrote, theirs the transcript's line)."""
+    at = len(os.path.commonprefix([mine, theirs]))
+    mine_rest, theirs_rest = _after_prompt(mine), _after_prompt(theirs)
+    if at < len(PROMPT) and (theirs.startswith(PROMPT.strip()) or mine.startswith(PROMPT.strip())):
+        return "prompt_hint"  # the prompt itself differs ('User>' without its space), is missing, or is extra
+    if mine.startswith(PROMPT) and not mine_rest and theirs_rest:
+        return "prompt_hint"  # a newline after the prompt
+    if any(line.strip() and mine_rest.startswith(line.strip()) for line in lines_read):
+        return "echo_hint"
+    if mine_rest.startswith(AGENT) and not theirs_rest.startswith(AGENT):
         return "agent_line_hint"
-    if "[tool]" in mine or "[tool]" in theirs:
+    if mine_rest.startswith("[tool]") or theirs_rest.startswith("[tool]"):
         return "tool_line_hint"
-    return "agent_line_hint" if AGENT in theirs else "prompt_hint"
+    return "agent_line_hint" if theirs_rest.startswith(AGENT) else "prompt_hint"
+
+
+def _after_prompt(line: str) -> str:
+    """A line of the transcript without the prompt it may start with."""
+    return line[len(PROMPT):] if line.startswith(PROMPT) else line
+
+
+def _agent_line(turn: str) -> str | None:
+    """The first Agent> line of what run wrote for one line read, or None."""
+    return next((line for line in turn.split("\n") if line.startswith(AGENT)), None)
 
 
 def _turns(output: str) -> list[str]:
@@ -330,7 +370,7 @@ def check_run(run, report: Report) -> None:
             report.enter(scenario.key)
             output, turn = session.play(scenario)
             if scenario.exact:
-                session.expect_transcript(output, expected_output(scenario.replies))
+                session.expect_transcript(output, expected_output(scenario.replies), scenario.given)
             if scenario.then:
                 scenario.then(report, output, turn)
             if scenario.note:
@@ -339,7 +379,7 @@ def check_run(run, report: Report) -> None:
         output = _Output(report)
         session.run(_Input(ASKED, report), output, MinimalClient(MINIMAL_REPLIES, report))
         session.verify()
-        session.expect_transcript(output.getvalue(), MINIMAL_OUTPUT)
+        session.expect_transcript(output.getvalue(), MINIMAL_OUTPUT, ASKED)
         report.note("any_client_ok")
 
 
@@ -353,9 +393,9 @@ class MinimalClient:
 
     def create(self, **kwargs):
         violation = check_request({"messages": to_wire(kwargs.get("messages"))})
-        if violation is not None:
-            raise self.report.failure("minimal_rules", violation.hint, message=violation.message)
-        self.report.require(bool(self.replies), "minimal_again")
+        if violation is not None:  # the same code passed with the SDK's client: its replies' classes made the difference
+            raise self.report.failure("minimal_rules", message=violation.message)
+        self.report.require(bool(self.replies), "minimal_again", calls=len(MINIMAL_REPLIES))
         return self.replies.pop(0)
 
 
