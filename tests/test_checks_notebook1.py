@@ -142,6 +142,20 @@ def test_wrong_tool_definitions_fail(tool, fragment):
     fails("1.2", tool, fragment)
 
 
+REFUSED_ON_SENDING = [  # right in every part the check reads first, refused by the API when it is sent
+    tool_with(input_schema={**tools.CALCULATOR_TOOL["input_schema"],
+                            "properties": {"expression": {"type": "string", "minLength": "1"}}}),
+    tool_with(parameters=tools.CALCULATOR_TOOL["input_schema"]),
+]
+
+
+@pytest.mark.xfail(strict=True, reason="the offline API refuses invalid schemas and extra fields once the request-shape "
+                                       "validation of issue 18 is merged: then remove this marker")
+@pytest.mark.parametrize("tool", REFUSED_ON_SENDING, ids=["invalid_schema", "extra_field"])
+def test_a_tool_the_api_refuses_fails_on_sending(tool):
+    fails("1.2", tool, "sending it to the API", "the API rejected")
+
+
 # --- 1.3 one_shot -------------------------------------------------------------------------------------
 
 
@@ -571,28 +585,45 @@ def test_the_checks_read_the_cells_of_a_real_ipython_session():
 # --- 1.3: the request it sends ---------------------------------------------------------------------
 
 
-def _one_shot(source):
-    """A one_shot written in a notebook: its globals are the notebook's (exercise cell 1.3's neighbours)."""
-    namespace = {"MODEL": loop.MODEL, "TOOLS": tools.TOOLS, "run_tool": tools.run_tool,
-                 "PRODUCT_QUESTION": "What is 4823 × 1979?"}
-    exec(source, namespace)
-    return namespace["one_shot"]
+PRODUCT_QUESTION = "What is 4823 × 1979?"  # the notebook's question: a global a one_shot may wrongly read
 
 
-ANSWER = ("    for block in reply.content:\n        if block.type == 'tool_use':\n"
-          "            return run_tool(block.name, block.input)\n"
-          "    return ''.join(block.text for block in reply.content if block.type == 'text')\n")
-ONE_SHOT_ASKING = "def one_shot(client, question):\n    reply = client.messages.create({})\n" + ANSWER
-RIGHT = "model=MODEL, max_tokens=1024, tools=TOOLS, messages=[{'role': 'user', 'content': question}]"
+def _answer(reply):
+    """The right second half of a one_shot, shared by the wrong first halves below."""
+    for block in reply.content:
+        if block.type == "tool_use":
+            return run_tool(block.name, block.input)
+    return "".join(block.text for block in reply.content if block.type == "text")
 
-one_shot_asking_the_notebooks_question = _one_shot(ONE_SHOT_ASKING.format(RIGHT.replace(
-    "'content': question", "'content': PRODUCT_QUESTION")))
-one_shot_asking_in_the_system_prompt = _one_shot(ONE_SHOT_ASKING.format(RIGHT.replace(
-    "'content': question", "'content': 'Please answer the question.'") + ", system=question"))
-one_shot_with_another_model = _one_shot(ONE_SHOT_ASKING.format(RIGHT.replace("MODEL", "'claude-opus-5'", 1)))
-one_shot_with_a_model_of_its_own = _one_shot(ONE_SHOT_ASKING.format(RIGHT.replace("MODEL", "'claude-3-haiku'", 1)))
-one_shot_with_more_tokens = _one_shot(ONE_SHOT_ASKING.format(RIGHT.replace("1024", "4096")))
-one_shot_with_few_tokens = _one_shot(ONE_SHOT_ASKING.format(RIGHT.replace("1024", "100")))
+
+def one_shot_asking_the_notebooks_question(client, question):
+    return _answer(client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS,
+                                          messages=[{"role": "user", "content": PRODUCT_QUESTION}]))
+
+
+def one_shot_asking_in_the_system_prompt(client, question):
+    return _answer(client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, system=question,
+                                          messages=[{"role": "user", "content": "Please answer the question."}]))
+
+
+def one_shot_with_another_model(client, question):
+    return _answer(client.messages.create(model="claude-opus-5", max_tokens=1024, tools=TOOLS,
+                                          messages=[{"role": "user", "content": question}]))
+
+
+def one_shot_with_a_model_of_its_own(client, question):
+    return _answer(client.messages.create(model="claude-3-haiku", max_tokens=1024, tools=TOOLS,
+                                          messages=[{"role": "user", "content": question}]))
+
+
+def one_shot_with_more_tokens(client, question):
+    return _answer(client.messages.create(model=MODEL, max_tokens=4096, tools=TOOLS,
+                                          messages=[{"role": "user", "content": question}]))
+
+
+def one_shot_with_few_tokens(client, question):
+    return _answer(client.messages.create(model=MODEL, max_tokens=100, tools=TOOLS,
+                                          messages=[{"role": "user", "content": question}]))
 
 
 @pytest.mark.parametrize("one_shot, words", [
@@ -670,4 +701,5 @@ def one_shot_in_another_style(client, question):
 
 def test_right_one_shots_in_other_styles_pass():
     passes("1.3", one_shot_in_another_style)
-    passes("1.3", _one_shot(ONE_SHOT_ASKING.format(RIGHT)))
+    passes("1.3", lambda client, question: _answer(client.messages.create(
+        model=MODEL, max_tokens=1024, tools=TOOLS, messages=[{"role": "user", "content": question}])))

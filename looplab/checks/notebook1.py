@@ -158,8 +158,8 @@ def check_one_shot(one_shot, report: Report) -> None:
         shot.reraise()
         report.require(shot.calls == 1, "one_request", count=shot.calls)
         check_the_request(shot.requests[0], scenario.given, report)
-        report.require(shot.answer == scenario.expected, "one_shot_output", report.text(scenario.key).hint or None,
-                       output=shot.answer, expected=scenario.expected)
+        report.require(shot.answer == scenario.expected, "one_shot_output", report.text(scenario.key).hint,
+                       output=shot.answer, expected=scenario.expected)  # the hint for this scenario's case
     report.note("request_settings", model=MODEL, max_tokens=MAX_TOKENS)
 
 
