@@ -100,11 +100,13 @@ def check_tool_definition(tool, report: Report) -> None:
     report.require(isinstance(tool, dict), "tool_dict", kind=type(tool).__name__)
     report.require(tool.get("name") == "calculator", "tool_name", name=tool.get("name"))
     description = tool.get("description")
-    report.require(isinstance(description, str) and len(description.split()) >= 5, "description")
+    report.require(isinstance(description, str) and len(description.split()) >= 5, "description",
+                   description=description)
     schema = tool.get("input_schema")
     report.require(isinstance(schema, dict) and schema.get("type") == "object", "schema", schema=schema)
-    prop = (schema.get("properties") or {}).get("expression")
-    report.require(isinstance(prop, dict) and prop.get("type") == "string", "expression")
+    properties = schema.get("properties")
+    prop = properties.get("expression") if isinstance(properties, dict) else None
+    report.require(isinstance(prop, dict) and prop.get("type") == "string", "expression", properties=properties)
     required = schema.get("required")
     listed = isinstance(required, (list, tuple)) and "expression" in required  # a tuple is sent as a list too
     report.require(listed, "required", required=required)
