@@ -5,7 +5,9 @@ import copy
 import math
 import operator
 
+import nbformat
 import pytest
+from nbclient import NotebookClient
 
 from looplab import loop, tools
 from looplab.checks import core, run_check
@@ -565,21 +567,25 @@ def test_every_exercise_says_the_stub_line_is_left(monkeypatch, exercise):
     assert not result.ok and "still has the stub's" in result.failed, repr(result)
 
 
-def test_the_checks_read_the_cells_of_a_real_ipython_session():
-    """core.session reads IPython's own input history: the cell that errored is found there."""
-    from IPython.core.interactiveshell import InteractiveShell
-
-    shell = InteractiveShell.instance()
-    try:
-        shell.run_cell(SETUP_CELL, store_history=True)  # as a kernel runs a notebook's cells
-        assert not shell.run_cell(FILLED_1_2_STUB_KEPT, store_history=True).success
-        shell.run_cell("from looplab.checks import run_check\nresult = run_check('1.2', CALCULATOR_TOOL)",
-                       store_history=True)
-        result = shell.user_ns["result"]
-        assert result.points == 0 and "still has the stub's" in result.failed, repr(result)
-    finally:
-        InteractiveShell.clear_instance()
+def test_the_session_is_ipythons_input_history(monkeypatch):
+    """core.session reads the shell's `In` and namespace; outside IPython there is none."""
     assert core.session() is None
+    namespace = {"In": ["", SETUP_CELL, STUB_1_2], "x": 1}
+    monkeypatch.setattr(core, "get_ipython", lambda: type("Shell", (), {"user_ns": namespace})())
+    found = core.session()
+    assert found.cells == ["", SETUP_CELL, STUB_1_2] and found.namespace is namespace
+
+
+def test_the_checks_read_the_cells_in_a_real_kernel():
+    """A kernel keeps every cell it ran in `In`, the one that stopped at the stub's line too."""
+    cells = [SETUP_CELL, FILLED_1_2_STUB_KEPT,
+             "from looplab.checks import run_check\nprint(run_check('1.2', CALCULATOR_TOOL).failed)",
+             "import copy\nCALCULATOR_TOOL = copy.deepcopy(looplab.tools.CALCULATOR_TOOL)\n" + TOOL_CELL_END,
+             "print(run_check('1.2', CALCULATOR_TOOL).failed)"]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell) for cell in cells])
+    NotebookClient(notebook, allow_errors=True, timeout=60).execute()
+    printed = ["".join(output.get("text", "") for output in cell.outputs) for cell in notebook.cells]
+    assert "still has the stub's" in printed[2] and "the course's own" in printed[4], printed
 
 
 # --- 1.3: the request it sends ---------------------------------------------------------------------
