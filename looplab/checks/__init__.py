@@ -12,10 +12,12 @@ from IPython.display import display
 
 from ..course import COURSE, Course, resolve
 from ..scripted import TooManyCalls
+from . import core
 from .core import (
-    COURSE_CODE, SAY, CheckFailed, CheckResult, CheckTimeout, Failure, Report, TIME_LIMIT_SECONDS, borrowing, explain,
-    is_the_course_version, isolated, time_limit,
+    COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SAY, CheckFailed, CheckResult, CheckTimeout, Failure, Report, Session,
+    TIME_LIMIT_SECONDS, borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, time_limit,
 )
+from .source import CELL, FUNCTION, latest_definition, stub_left
 
 # Every notebook's checks are imported now, not on first use: the grader fingerprints the check
 # machinery once, before the learner's first cell, and it must all be there by then.
@@ -29,11 +31,22 @@ _hints_shown: dict[str, int] = {}
 def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
     """Check one exercise and return the result; never raises for anything the learner wrote."""
     exercise = course.exercise(number)
+    found = core.session()
+    cell = latest_definition(found.cells, exercise.name) if found else None
+    result = _judge(number, obj, course, found, cell)
+    return _with_the_stub_left(result, cell, exercise.name) or result
+
+
+def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: str | None) -> CheckResult:
+    """The check itself: the course's own code refused, else the checker's scenarios played."""
+    exercise = course.exercise(number)
     checker = course.checker(number)
     references = {name: resolve(target) for name, target in course.earlier_pieces(number).items()}
     report = Report(texts=course.texts(number))
     own = resolve(exercise.reference)  # the course's own version: never the learner's answer
-    handed_in, borrowed = is_the_course_version(obj, own), []
+    handed_in = is_the_course_version(obj, own) or (
+        cell is not None and is_a_copy_of_the_course(obj, own, exercise.name, found, cell))
+    borrowed = []
     try:
         if not handed_in:
             with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS), borrowing(obj, own) as borrowed:
@@ -51,6 +64,22 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
         return CheckResult(number, exercise.title, 0, exercise.points, [], message, SAY.text("course_code").hint,
                            COURSE_CODE)
     return CheckResult(number, exercise.title, exercise.points, exercise.points, report.passed)
+
+
+def _with_the_stub_left(result: CheckResult, cell: str | None, name: str) -> CheckResult | None:
+    """The stub's `raise NotImplementedError` left in the exercise cell, said before anything else, or None.
+
+    A line left at the cell's top level stops the cell with an error (the lines after it never run)
+    even when the answer above it is right: that comes first, unless the answer is not written at all.
+    A line left in a function's body matters only when the check reached it, where "not written yet"
+    would be wrong: the learner wrote code, and a way through it still ends at the stub's line.
+    """
+    left = stub_left(cell) if cell is not None else None
+    if (left == CELL and result.kind != NOT_WRITTEN) or (left == FUNCTION and result.kind == NOT_WRITTEN):
+        key = "stub_left" if left == CELL else "stub_reached"
+        return CheckResult(result.exercise, result.title, 0, result.max_points, result.passed,
+                           SAY.words(key, name=name), SAY.text(key).hint, NOT_SOLVED)
+    return None
 
 
 def check(number: str, obj: Any) -> None:

@@ -20,14 +20,17 @@ import threading
 import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable, Mapping
 
 import anthropic
+from IPython import get_ipython
 
 from .. import scripted
 from ..catalogue import Text, catalogue
 from ..rules import check_request
 from ..scripted import TooManyCalls
+from .source import COURSE_PACKAGE, names_imported_from_the_course, names_read_with
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -248,6 +251,55 @@ def is_the_course_version(obj: Any, reference: Any) -> bool:
     while isinstance(unwrapped, functools.partial):
         unwrapped = unwrapped.func
     return unwrapped is reference
+
+
+INPUT_HISTORY = "In"  # IPython's list of the cells run, by execution count
+
+
+@dataclass
+class Session:
+    """What the notebook has run so far: its cells' text in the order they ran, and its namespace."""
+
+    cells: list[str]
+    namespace: dict
+
+
+def session() -> Session | None:
+    """The notebook's session when the check runs in IPython (IPython's input history `In`); None elsewhere
+    (plain tests, scripts): there is no cell to read, and the checks judge the object alone."""
+    shell = get_ipython()
+    cells = getattr(shell, "user_ns", {}).get(INPUT_HISTORY)
+    if not isinstance(cells, list):
+        return None
+    return Session([cell for cell in cells if isinstance(cell, str)], shell.user_ns)
+
+
+def is_a_copy_of_the_course(obj: Any, reference: Any, name: str, found: Session, cell: str) -> bool:
+    """Is the dict `obj` a copy of the course's (deepcopy, a JSON round trip, `dict(...)`, `{**...}`)?
+
+    Equal by value is not enough: the prose asks the learner to write the definition, and a dict typed
+    by hand may be the very same. So a copy is a dict equal to the course's that the exercise cell made
+    from something the course gave: its statements that mention `name` read a name that an import from
+    looplab bound (in any cell run), or that holds now a looplab module or the course's object.
+    """
+    if callable(reference) or not isinstance(obj, dict):
+        return False
+    try:
+        if obj != reference:
+            return False
+    except Exception:  # a learner's dict subclass may compare in any way
+        return False
+    read = names_read_with(cell, name)
+    return bool(read & names_imported_from_the_course(found.cells)) or any(
+        _holds_the_course(found.namespace.get(each), reference) for each in read)
+
+
+def _holds_the_course(value: Any, reference: Any) -> bool:
+    """The course's object itself, a list or dict holding it (`TOOLS`), or a module of the course."""
+    if isinstance(value, ModuleType):
+        return value.__name__.split(".")[0] == COURSE_PACKAGE
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else [value]
+    return any(item is reference for item in items)
 
 
 @contextlib.contextmanager
