@@ -1,0 +1,169 @@
+"""The narrow channel between the grader and a kernel: JSON lines over a Unix socket, values as plain JSON.
+
+Under the grader, the kernel only runs the learner's code; the checks run in the grader's process
+(looplab/grade/judge.py) and reach the learner's objects through this channel (looplab/serve.py is
+the kernel's end). Both ends import this module, which imports neither of them.
+
+One message is one line of JSON, a dict. What crosses is data only: never pickle, never an object of
+the learner's classes. A value is plain JSON where it can be; what JSON has no word for is a
+one-key dict whose key starts with `$` (a plain dict with such a key is sent as `$dict` pairs):
+
+    {"$tuple": [...]}                         a tuple
+    {"$dict": [[key, value], ...]}            a dict whose keys are not all plain strings
+    {"$namespace": {...}}                     a types.SimpleNamespace (what a client that is not the SDK's returns)
+    {"$sdk": "ToolUseBlock", "data": {...}}   an SDK object of anthropic.types, as the SDK sends it
+    {"$object": "Name", "repr": "..."}        anything else of the kernel's: its type's name and a short repr
+    {"$client": 1} {"$stream": 2} ...         a grader-side object the kernel may use (judge.py, serve.py)
+
+Only exact built-in types are encoded as themselves: a subclass of str (or int, float, list, dict)
+is sent as the plain value it holds, so no `__eq__` of the learner's crosses.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from types import SimpleNamespace
+from typing import Any, Callable
+
+MAX_LINE = 16 * 1024 * 1024  # bytes in one message: far above any answer, well below the grader's memory
+MAX_DEPTH = 40  # nesting of a value; deeper (or a list holding itself) is sent as an opaque object
+REPR_LENGTH = 200
+
+
+class ChannelBroken(Exception):
+    """The other end closed the channel, sent what is not a message, or did not answer in time."""
+
+
+class Channel:
+    """One end of the socket: send a message, receive the next one (within a time, on the grader's end)."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+        self.buffer = b""
+
+    def send(self, message: dict) -> None:
+        try:
+            self.sock.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        except (OSError, ValueError, TypeError, RecursionError) as error:
+            raise ChannelBroken(f"could not send: {error}") from None
+
+    def receive(self, timeout: float | None = None) -> dict:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            if len(self.buffer) > MAX_LINE:
+                raise ChannelBroken("a message longer than the channel takes")
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ChannelBroken("no answer in time")
+                self.sock.settimeout(left)
+            try:
+                chunk = self.sock.recv(1 << 16)
+            except TimeoutError:
+                raise ChannelBroken("no answer in time") from None
+            except OSError as error:
+                raise ChannelBroken(f"could not read: {error}") from None
+            if not chunk:
+                raise ChannelBroken("the other end closed the channel")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):
+            raise ChannelBroken("a message that is not JSON") from None
+        if not isinstance(message, dict):
+            raise ChannelBroken("a message that is not a JSON object")
+        return message
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+# --- values ------------------------------------------------------------------------------------------------
+
+def sdk_class(name: Any):
+    """The SDK's class of that name in anthropic.types (a pydantic model), or None: nothing else is ever built."""
+    if not isinstance(name, str):
+        return None
+    import anthropic.types
+    from pydantic import BaseModel
+
+    kind = getattr(anthropic.types, name, None)
+    return kind if isinstance(kind, type) and issubclass(kind, BaseModel) else None
+
+
+def opaque(value: Any) -> dict:
+    """Anything the encoding has no word for: its type's name and a short repr (the learner's code may run here)."""
+    try:
+        text = repr(value)
+        text = str.__str__(text) if isinstance(text, str) else "?"
+    except Exception:
+        text = "?"
+    name = type(value).__name__
+    return {"$object": str.__str__(name) if isinstance(name, str) else "?", "repr": text[:REPR_LENGTH]}
+
+
+def encode(value: Any, other: Callable[[Any], dict] = opaque, depth: int = 0) -> Any:
+    """The value as JSON data; `other` encodes what is neither plain data nor an SDK object."""
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str):
+        return value
+    if depth > MAX_DEPTH:
+        return {"$object": kind.__name__, "repr": "(nested too deep)"}
+    if isinstance(value, str):  # subclasses: the text they hold, exactly a str
+        return str.__str__(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, list):
+        return [encode(item, other, depth + 1) for item in list.__iter__(value)]
+    if isinstance(value, tuple):
+        return {"$tuple": [encode(item, other, depth + 1) for item in tuple.__iter__(value)]}
+    if isinstance(value, dict):
+        pairs = [(encode(key, other, depth + 1), encode(item, other, depth + 1)) for key, item in dict.items(value)]
+        if all(type(key) is str and not key.startswith("$") for key, _ in pairs):
+            return dict(pairs)
+        return {"$dict": [[key, item] for key, item in pairs]}
+    if isinstance(value, SimpleNamespace):
+        return {"$namespace": encode(dict(vars(value)), other, depth + 1)}
+    name = kind.__name__
+    if sdk_class(name) is kind:
+        return {"$sdk": name, "data": encode(value.model_dump(mode="json", exclude_unset=True, by_alias=True),
+                                             other, depth + 1)}
+    return other(value)
+
+
+def decode(data: Any, tagged: Callable[[str, dict], Any]) -> Any:
+    """JSON data back to Python values; `tagged(tag, data)` makes what this end knows by a tag of its own."""
+    if isinstance(data, list):
+        return [decode(item, tagged) for item in data]
+    if not isinstance(data, dict):
+        return data
+    tag = next(iter(data), None)
+    if not (isinstance(tag, str) and tag.startswith("$")):
+        return {key: decode(item, tagged) for key, item in data.items()}
+    body = data[tag]
+    if tag == "$tuple" and isinstance(body, list):
+        return tuple(decode(item, tagged) for item in body)
+    if tag == "$dict" and isinstance(body, list):
+        try:
+            return {decode(key, tagged): decode(item, tagged) for key, item in body}
+        except (TypeError, ValueError):  # an unhashable key, or not pairs
+            return tagged("$object", {"$object": "dict", "repr": "(a dict the grader cannot read)"})
+    if tag == "$namespace" and isinstance(body, dict):
+        fields = decode(body, tagged)
+        if isinstance(fields, dict) and all(isinstance(key, str) for key in fields):
+            return SimpleNamespace(**fields)
+    if tag == "$sdk":
+        kind = sdk_class(body)
+        try:
+            return kind.model_validate(decode(data.get("data"), tagged))
+        except Exception:  # not a class of anthropic.types, or data it does not take
+            return tagged("$object", {"$object": str(body), "repr": "(an SDK object the grader cannot read)"})
+    return tagged(tag, data)
