@@ -98,8 +98,8 @@ submissions in a throwaway account or container.
 from .course import SubmissionVersion, exercise_number, load_course, not_in_version, submission_version
 from .gradebook import CSV_COLUMNS, Row, Ungradable
 from .grading import GradingOptions, GradingResult, UsageError, grade, grade_submission, one_row
-from .in_kernel import MIME
-from .kernel_cells import GRADER_MARK, IN_KERNEL_SOURCE, grader_cell_source
+from .judge import Judge
+from .kernel_cells import GRADER_MARK, IN_KERNEL_SOURCE, start_cell_source
 from .kernels import FORK_SERVER_BOOT, PROVISIONER_NAME, ForkProvisioner, ForkServer, serve_forks
 from .outcome import Outcome
 from .limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
@@ -118,10 +118,10 @@ from .submissions import Submission, collect, learner_from_file, submission_orde
 
 __all__ = [
     "CSV_COLUMNS", "DEFAULT_CELL_TIMEOUT", "DEFAULT_TIMEOUT", "FORK_SERVER_BOOT", "GRADER_MARK", "IN_KERNEL_SOURCE",
-    "MIME", "PROVISIONER_NAME", "CheckKind", "ForkProvisioner", "ForkServer", "Grader", "GraderCell",
+    "Judge", "PROVISIONER_NAME", "CheckKind", "ForkProvisioner", "ForkServer", "Grader", "GraderCell",
     "GradingOptions", "GradingProgress", "GradingResult", "Outcome", "Plan", "Row", "Status", "Submission",
     "SubmissionVersion", "Ungradable", "UsageError", "collect", "exercise_number", "feedback_notebook", "grade",
-    "grade_submission", "grader_cell_source", "grading_points", "learner_from_file", "load_course",
+    "grade_submission", "start_cell_source", "grading_points", "learner_from_file", "load_course",
     "not_in_version", "one_row", "plain_syntax_error", "plan_run", "read_submission", "rows_for", "serve_forks",
     "submission_order", "submission_version", "summary_table", "write_csv", "write_feedback",
 ]

@@ -91,6 +91,15 @@ class Judge:
         self.close()
         return results
 
+    def abandon(self) -> None:
+        """From another thread: stop waiting for the kernel (its answers, or its connection)."""
+        self.broken = self.broken or "the notebook was stopped"
+        for sock in ([self.channel.sock] if self.channel is not None else []) + [self.listener]:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
     def close(self) -> None:
         if self.channel is not None:
             self.channel.close()

@@ -13,14 +13,15 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty
 from typing import Any
 
-from .grader_reports import take_report
-from .kernel_cells import grader_cell_source
+from .judge import Judge, learner_cells
+from .kernel_cells import start_cell_source
 from .kernels import KERNEL_NAME
 from .limits import AFTER_A_STOP, CHECK_SECONDS, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, MEMORY_WATCH, STUCK_GRACE
 from .outcome import Outcome
@@ -47,6 +48,7 @@ class Session:
     km: Any
     kc: Any
     client: Any
+    ipc: Path  # the slot's IPC folder: the judge's sockets (the kernel sees it, sandboxed or not)
     count: int = 0  # the learner's cells run so far: their execution counts
 
 
@@ -89,6 +91,13 @@ async def _wait_ready(kc, km, timeout: float) -> None:
                     return
         except Empty:
             continue
+
+
+def cell_error(cell) -> str | None:
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            return f"{output.get('ename')}: {output.get('evalue')}"
+    return None
 
 
 class Grader:
@@ -270,7 +279,7 @@ class Grader:
             extra = {"stdout": log, "stderr": log}
         client = self._client(plan, outcome, km)
         outcome.executed = plan.notebook
-        session = Session(km, None, client)
+        session = Session(km, None, client, slot.ipc)
         try:
             await km.start_kernel(env=env, cwd=str(work), **extra)
             kc = session.kc = km.client()
@@ -300,9 +309,14 @@ class Grader:
                 continue
             outcome.current = index
             grader_cell = plan.origin[index] if isinstance(plan.origin[index], GraderCell) else None
+            if grader_cell is not None and grader_cell.step == "end":
+                continue  # nothing to run after the last check: a grade is decided at its check point
+            if grader_cell is not None and grader_cell.step == "check":
+                if not await self._judge(plan, outcome, session, index, grader_cell):
+                    return
+                continue
             if grader_cell is not None:
-                request = self._step_args(plan, outcome, grader_cell, index)
-                cell.source = grader_cell_source(request)
+                cell.source = start_cell_source({"memory": MEMORY_WATCH})  # in_kernel.watch_memory
             elif cell.source.strip():
                 session.count += 1
             try:
@@ -311,22 +325,50 @@ class Grader:
             except DeadKernelError:
                 outcome.died_at = index
                 return
+            if grader_cell is not None and (cell_error(cell) or index in outcome.timed_out):
+                outcome.failures[index] = cell_error(cell) or "it ran past its time limit"
+                return  # the first cell ran before any learner code: the grader's own failure
             if index in outcome.timed_out and not await _answers(session.kc, STUCK_GRACE):
                 outcome.stuck_at = index  # every later cell would only wait for it, each to its own limit
                 return
-            if grader_cell is not None and not take_report(outcome, cell, index, request):
-                return
 
-    def _step_args(self, plan: Plan, outcome: Outcome, grader_cell: GraderCell, index: int) -> dict:
-        """The STEP in_kernel gets: the nonce, which cell, and after the start what the start recorded."""
-        args: dict = {"nonce": plan.nonce, "step": grader_cell.step, "cell": index}
-        if grader_cell.step == "start":
-            args["memory"] = MEMORY_WATCH  # in_kernel.watch_memory
-        else:
-            start = next((p for p in outcome.payloads.values() if p.get("step") == "start"), {})
-            args.update(modules=start.get("modules", []), builtins=start.get("builtins", []),
-                        expected=start.get("digest"), exercises=[[e.id, e.name] for e in grader_cell.exercises])
-        return args
+    async def _judge(self, plan: Plan, outcome: Outcome, session: Session, index: int,
+                     grader_cell: GraderCell) -> bool:
+        """One check point: the kernel runs the serve cell while a thread judges its exercises (judge.py);
+        the results go to `outcome.payloads`. False if the run can't go on (the kernel died, or is stuck)."""
+        from nbclient.exceptions import DeadKernelError
+
+        cell = plan.notebook.cells[index]
+        sources = [c.source for c, origin in zip(plan.notebook.cells[:index], plan.origin[:index])
+                   if not isinstance(origin, GraderCell) and c.cell_type == "code"]
+        loop = asyncio.get_running_loop()
+
+        def interrupt() -> None:  # the judge's own clock ran out: stop the learner's code now
+            asyncio.run_coroutine_threadsafe(session.km.interrupt_kernel(), loop)
+
+        judge = Judge(grader_cell.exercises, learner_cells(sources), session.ipc, CHECK_SECONDS, interrupt)
+        cell.source = judge.cell_source()
+        ended = threading.Event()
+        judging = asyncio.ensure_future(asyncio.to_thread(judge.run, ended))
+        died = False
+        try:
+            await session.client.async_execute_cell(cell, index, execution_count=None, store_history=False)
+        except DeadKernelError:
+            died = True
+        except BaseException:  # the total limit cancelled the run: the judge gives up waiting for the kernel
+            judge.abandon()
+            raise
+        finally:
+            ended.set()
+            results = await judging
+        if died:
+            outcome.died_at = index
+            return False
+        outcome.payloads[index] = {"step": "check", "results": results}
+        if index in outcome.timed_out and not await _answers(session.kc, STUCK_GRACE):
+            outcome.stuck_at = index
+            return False
+        return True
 
     async def _shutdown(self, km, kc) -> bool:
         """Kill the kernel now (nothing of it is kept) and wait for its exit, polling quickly; False if it did not end."""
