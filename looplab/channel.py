@@ -30,6 +30,7 @@ from typing import Any, Callable
 MAX_LINE = 16 * 1024 * 1024  # bytes in one message: far above any answer, well below the grader's memory
 MAX_DEPTH = 40  # nesting of a value; deeper (or a list holding itself) is sent as an opaque object
 REPR_LENGTH = 200
+NO_SIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)  # a closed other end is an error to handle, never a SIGPIPE that kills
 
 
 class ChannelBroken(Exception):
@@ -41,17 +42,18 @@ class Channel:
 
     def __init__(self, sock: socket.socket):
         self.sock = sock
-        self.buffer = b""
+        self.buffer = bytearray()
 
     def send(self, message: dict) -> None:
         try:
-            self.sock.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            self.sock.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n", NO_SIGNAL)
         except (OSError, ValueError, TypeError, RecursionError) as error:
             raise ChannelBroken(f"could not send: {error}") from None
 
     def receive(self, timeout: float | None = None) -> dict:
         deadline = None if timeout is None else time.monotonic() + timeout
-        while b"\n" not in self.buffer:
+        end = self.buffer.find(b"\n")
+        while end < 0:
             if len(self.buffer) > MAX_LINE:
                 raise ChannelBroken("a message longer than the channel takes")
             if deadline is not None:
@@ -60,15 +62,18 @@ class Channel:
                     raise ChannelBroken("no answer in time")
                 self.sock.settimeout(left)
             try:
-                chunk = self.sock.recv(1 << 16)
+                chunk = self.sock.recv(1 << 20)
             except TimeoutError:
                 raise ChannelBroken("no answer in time") from None
             except OSError as error:
                 raise ChannelBroken(f"could not read: {error}") from None
             if not chunk:
                 raise ChannelBroken("the other end closed the channel")
+            found = chunk.find(b"\n")
+            end = len(self.buffer) + found if found >= 0 else -1
             self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
+        line = bytes(self.buffer[:end])
+        del self.buffer[:end + 1]
         try:
             message = json.loads(line)
         except (ValueError, RecursionError):

@@ -139,6 +139,8 @@ class Judge:
         except NoAnswer as error:
             self.broken = str(error)
             return self.no_answer(self.broken)
+        except CheckTimeout:  # out of time outside the checker (describing the object): no answer
+            return self.no_answer(self.broken or "no answer in time")
         except BaseException as error:  # the grader's own failure, on this exercise only
             return {"kind": CRASHED, "message": f"{type(error).__name__}: {error}"}
 
