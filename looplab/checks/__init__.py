@@ -19,8 +19,8 @@ from .core import (
 )
 from .source import CELL, FUNCTION, latest_definition, stub_left
 
-# Every notebook's checks are imported now, not on first use: the grader fingerprints the check
-# machinery once, before the learner's first cell, and it must all be there by then.
+# Every notebook's checks are imported now, not on first use: the grader judges several notebooks at
+# once, each in a thread of its own (looplab/grade/judge.py), and none should import a module mid-check.
 for _notebook in COURSE.notebooks:
     importlib.import_module(_notebook.checks)
 
