@@ -118,8 +118,7 @@ class Call:
 
     def other(self, value: Any) -> dict:
         """What the learner's code hands back: a stand-in as the grader's own object, anything else opaque."""
-        ref = getattr(value, "_looplab_ref", None) if isinstance(value, (RemoteStream, RemoteCallable,
-                                                                          MinimalStandIn)) else None
+        ref = next((ref for ref, made in self.made.items() if made is value), None)
         return {"$ref": ref} if ref is not None else opaque(value)
 
     def sdk_client(self, ref: int):
@@ -137,7 +136,6 @@ class Call:
         client = anthropic.Anthropic(api_key="scripted-no-key-needed", base_url=BASE_URL, max_retries=0,
                                      http_client=anthropic.DefaultHttpxClient(
                                          transport=httpx2.MockTransport(ask_the_grader)))
-        client._looplab_ref = ref
         return client
 
     def ask(self, message: dict) -> dict:

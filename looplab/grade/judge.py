@@ -30,7 +30,7 @@ from ..channel import Channel, ChannelBroken, decode, encode
 from ..checks import run_check
 from ..checks.core import COURSE_CODE, NOT_SOLVED, CheckTimeout, Claims, Session
 from ..course import Exercise
-from ..scripted import TooManyCalls
+from ..scripted import TooManyCalls, transport_of
 
 UNDEFINED, CRASHED = "undefined", "crashed"  # beyond the check's own kinds: no such name; the grader's own error
 CONNECT_SECONDS = 60  # for the kernel to run the cell's import and connect (a template kernel takes well under 1 s)
@@ -239,8 +239,8 @@ class Proxies:
         client = self.objects[ref] if isinstance(ref, int) and 0 <= ref < len(self.objects) else None
         if not isinstance(client, anthropic.Anthropic):
             return {"status": 404, "body": "{}"}
-        transport = client._client._transport  # the ObservedTransport of looplab.scripted.scripted_client
         try:
+            transport = transport_of(client)  # its rules, its record of the exchanges, its scripted model
             request = httpx2.Request(str(message.get("method", "POST")), f"{client.base_url}".rstrip("/") +
                                      "/" + str(message.get("path", "")).lstrip("/"),
                                      content=str(message.get("content", "")).encode(),
@@ -254,8 +254,9 @@ class Proxies:
         except Exception as error:  # a request no SDK would send
             return {"status": 400, "body": json.dumps({"type": "error", "error": {
                 "type": "invalid_request_error", "message": f"{type(error).__name__}: {error}"}})}
-        if response.status_code >= 400:
-            self.rejected = client._make_status_error_from_response(response)
+        if response.status_code == 400:  # the API's error, as the SDK raises it in the learner's code
+            body = response.json()
+            self.rejected = anthropic.BadRequestError(f"Error code: 400 - {body}", response=response, body=body)
         return {"status": response.status_code, "body": response.text, "headers": dict(response.headers)}
 
 
