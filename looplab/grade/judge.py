@@ -79,17 +79,19 @@ class Judge:
     def run(self, cell_ended: threading.Event | None = None) -> dict[str, dict]:
         """Each exercise's result, {"kind", "message", "hint"}; never raises."""
         try:
-            self.channel = self._connect(cell_ended or threading.Event())
-        except NoAnswer as error:
-            self.broken = str(error)
-        results = {exercise.id: self.judge(exercise) for exercise in self.exercises}
-        if self.channel is not None and self.broken is None:
             try:
-                self.channel.send({"op": "done"})
-            except ChannelBroken:
-                pass
-        self.close()
-        return results
+                self.channel = self._connect(cell_ended or threading.Event())
+            except NoAnswer as error:
+                self.broken = str(error)
+            results = {exercise.id: self.judge(exercise) for exercise in self.exercises}
+            if self.channel is not None and self.broken is None:
+                try:
+                    self.channel.send({"op": "done"})
+                except ChannelBroken:
+                    pass
+            return results
+        finally:
+            self.close()  # the serve cell ends with the channel, whatever happened here
 
     def abandon(self) -> None:
         """From another thread: stop waiting for the kernel (its answers, or its connection)."""
