@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -28,15 +29,30 @@ def passes(number, obj):
     return result
 
 
-def fails(number, obj, *expected):
-    """The check fails with no points, and its message (and hint) say each of `expected`."""
+def fails(number, obj, *expected, field=None):
+    """The check fails with no points, and its message (and hint) say each of `expected`.
+
+    `field`: the path of the first difference, e.g. "messages[2].content[0].tool_use_id" or "system". The
+    message must name it (as written, or as the API writes paths, messages.2.content.0.tool_use_id) and
+    show what follows it whole: a value cut with "..." after the field would hide the difference itself.
+    """
     result = run_check(number, obj)
     assert not result.ok, f"exercise {number} should fail"
     assert result.points == 0
     said = f"{result.failed}\n{result.hint}"
     for words in expected:
         assert words in said, f"{words!r} not in:\n{said}"
+    if field is not None:
+        assert names_field(result.failed, field), f"the failure does not name the field {field!r}:\n{result.failed}"
     return result
+
+
+def names_field(message: str, field: str) -> bool:
+    """Does `message` name `field` (in either way of writing a path), with nothing cut after it?"""
+    for written in (field, re.sub(r"\[(\d+)\]", r".\1", field)):
+        if written in message:
+            return "..." not in message[message.index(written):]
+    return False
 
 
 def stub(*args, **kwargs):

@@ -92,18 +92,20 @@ def run_tools_is_error_everywhere(message):
 
 
 def test_run_tools_fails_when_it_answers_only_the_first_call():
-    fails("3.1", run_tools_only_first, "two calls after a text block", "1 result(s) for 2 tool_use block(s)",
-          "several tool_use blocks")
+    fails("3.1", run_tools_only_first, "two calls after a text block", "run_tools(message) holds 1 result(s)",
+          "for 2 tool_use block(s)", "several tool_use blocks")
 
 
 def test_run_tools_fails_when_ids_and_outputs_are_paired_by_position():
     result = fails("3.1", run_tools_ids_zipped_out_of_step, "two calls after a text block", "belongs to the call",
-                   "whose result is '851'", "Never pair ids and outputs by position")
-    assert "holds '1147'" in result.failed
+                   "whose result is '851'", "Never pair ids and outputs by position",
+                   field="run_tools(message)[1].content")
+    assert "run_tools(message)[1].content: yours '1147', expected '851'" in result.failed
 
 
 def test_run_tools_fails_when_outputs_are_keyed_by_tool_name():
-    fails("3.1", run_tools_keyed_by_tool_name, "belongs to the call", "whose result is '851'")
+    fails("3.1", run_tools_keyed_by_tool_name, "belongs to the call", "whose result is '851'",
+          field="run_tools(message)[0].content")
 
 
 def test_run_tools_fails_when_it_reads_ids_by_position_in_the_content():
@@ -116,12 +118,13 @@ def test_run_tools_fails_when_it_takes_content_zero():
 
 
 def test_run_tools_fails_without_is_error_on_a_failing_tool():
-    fails("3.1", run_tools_no_is_error, "one call fails, the other works", "failed", "no 'is_error': True",
-          "Error: ")
+    fails("3.1", run_tools_no_is_error, "one call fails, the other works", "failed", "needs 'is_error': True",
+          "yours nothing, expected true", "Error: ", field="run_tools(message)[0].is_error")
 
 
 def test_run_tools_fails_with_is_error_on_every_result():
-    fails("3.1", run_tools_is_error_everywhere, "worked ('851')", "says 'is_error': True")
+    fails("3.1", run_tools_is_error_everywhere, "worked ('851')", "says 'is_error': True",
+          field="run_tools(message)[0].is_error")
 
 
 def test_run_tools_fails_when_it_returns_a_generator():
@@ -315,7 +318,8 @@ def test_agent_turn_fails_when_it_trusts_content_zero():
             messages.append({"role": "user", "content": [tool_result(block, run_tool(block.name, block.input))]})
         raise RuntimeError(f"stopped after {max_iterations} calls")
 
-    fails("3.3", content_zero, "two calls in one reply", "made 1 model call(s)")
+    fails("3.3", content_zero, "two calls in one reply", "stopped after 1 model call(s)",
+          "the last reply asked for a tool (stop_reason 'tool_use')", "this conversation needs 2")
 
 
 def test_agent_turn_fails_when_it_waits_for_end_turn():

@@ -8,7 +8,8 @@ from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from ..tools import TOOLS, is_error, run_tool
 from . import turns
 from .core import Report, Scenario
-from .turns import agent_turn_checker, never_stopping, short
+from .difference import shown
+from .turns import agent_turn_checker, never_stopping
 
 QUESTION = turns.START["content"]
 CHAINED = ("A warehouse holds 1250 crates of 48 boxes, and each box holds 36 bottles. "
@@ -34,13 +35,13 @@ def check_tool_result(tool_result, report: Report) -> None:
     for block, output in zip(blocks, OUTPUTS):
         report.enter("tool_result_call", output=output)
         result = tool_result(block, output)
-        said = dict(result=short(result), output=output)
+        said = dict(result=shown(result), output=output)
         report.require(isinstance(result, dict), "not_a_dict", kind=type(result).__name__, **said)
         report.require(result.get("type") == "tool_result", "wrong_type", kind=result.get("type"))
         report.require("tool_use_id" in result, "no_id", **said)
         report.require(result["tool_use_id"] == block.id, "wrong_id", cited=result["tool_use_id"], id=block.id)
         report.require(canonical_blocks(result.get("content")) == canonical_blocks(output), "wrong_content",
-                       content=short(result.get("content")), **said)
+                       content=shown(result.get("content")), **said)
         if is_error(output):
             report.require(result.get("is_error") is True, "flag_missing", **said)
         else:
