@@ -8,7 +8,7 @@ from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from ..tools import TOOLS, is_error, run_tool
 from . import turns
 from .core import Report, Scenario
-from .difference import shown
+from .difference import Difference, shown
 from .turns import agent_turn_checker, never_stopping
 
 QUESTION = turns.START["content"]
@@ -51,6 +51,11 @@ def check_tool_result(tool_result, report: Report) -> None:
 
     report.enter("sending_results")
     results = [tool_result(block, run_tool(block.name, block.input)) for block in blocks]
+    # One dict changed and returned by every call (a default argument, a dict made outside the function) passes
+    # each call's test above, but the list then holds that dict twice; the API would refuse it, this says why.
+    first = Difference("results[0].tool_use_id", results[0].get("tool_use_id"), blocks[0].id)
+    report.require(len({id(result) for result in results}) == len(results), "same_dict", difference=str(first),
+                   count=len(results))
     messages += [{"role": "assistant", "content": message.content}, {"role": "user", "content": results}]
     client.messages.create(model=MODEL, max_tokens=64, tools=TOOLS, messages=messages)
     report.note("api_accepts")

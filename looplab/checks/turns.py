@@ -188,7 +188,7 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
     reason = turn.last["stop_reason"] if turn.last else None
     if isinstance(turn.error, (TooManyCalls, anthropic.BadRequestError)) and len(turn.responses) >= needed:
         raise report.failure("called_again_after_cut" if reason == "max_tokens" else "called_again",
-                             reason=reason, calls=turn.calls)
+                             reason=reason, calls=turn.calls, answered=len(turn.responses))
     if _gave_up(turn.error) and reason not in (None, "tool_use"):
         raise report.failure("raised_at_answer", error=turn.error, calls=turn.calls,
                              cap=scenario.options.get("max_iterations", DEFAULT_CAP))
