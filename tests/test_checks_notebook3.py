@@ -424,3 +424,254 @@ def test_agent_turn_is_checked_with_the_reference_pieces_and_they_are_put_back()
 
 def test_run_tools_is_checked_with_the_reference_run_tool_and_tool_result():
     passes("3.1", broken_namespace()["run_tools_with_own_pieces"])
+
+
+# --- 3.1: more wrong answers ----------------------------------------------------------------------------
+
+
+def run_tools_citing_the_message_id(message):
+    return [{"type": "tool_result", "tool_use_id": message.id, "content": run_tool(b.name, b.input)}
+            for b in message.content if b.type == "tool_use"]
+
+
+def run_tools_making_up_ids(message):
+    calls = [block for block in message.content if block.type == "tool_use"]
+    return [{"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": run_tool(b.name, b.input)}
+            for i, b in enumerate(calls)]
+
+
+@pytest.mark.parametrize("wrong", [run_tools_citing_the_message_id, run_tools_making_up_ids])
+def test_run_tools_fails_when_a_result_cites_no_call(wrong):
+    fails("3.1", wrong, "two calls after a text block", "which is not the id of any tool_use in the reply",
+          "tool_use_id=block.id", field="run_tools(message)[0].tool_use_id")
+
+
+def run_tools_with_a_leftover_loop_variable(message):
+    calls = []
+    for block in message.content:
+        if block.type == "tool_use":
+            calls.append(block)
+    return [{"type": "tool_result", "tool_use_id": block.id, "content": run_tool(call.name, call.input)}
+            for call in calls]
+
+
+def run_tools_citing_the_first_call(message):
+    calls = [block for block in message.content if block.type == "tool_use"]
+    return [tool_result(calls[0], run_tool(call.name, call.input)) for call in calls]
+
+
+@pytest.mark.parametrize("wrong, cited_at", [(run_tools_with_a_leftover_loop_variable, 0),
+                                             (run_tools_citing_the_first_call, 0)])
+def test_run_tools_fails_when_two_results_cite_one_call(wrong, cited_at):
+    fails("3.1", wrong, "two calls after a text block", f"which run_tools(message)[{cited_at}] cites already",
+          "each tool_use is answered exactly once", "Never pair ids and outputs by position",
+          field="run_tools(message)[1].tool_use_id")
+
+
+def run_tools_returning_the_outputs(message):
+    return [run_tool(b.name, b.input) for b in message.content if b.type == "tool_use"]
+
+
+def run_tools_returning_messages(message):
+    return [{"role": "user", "content": [tool_result(b, run_tool(b.name, b.input))]}
+            for b in message.content if b.type == "tool_use"]
+
+
+@pytest.mark.parametrize("wrong, shown", [(run_tools_returning_the_outputs, "'851'"),
+                                          (run_tools_returning_messages, '{"role": "user"')])
+def test_run_tools_fails_when_it_returns_something_else_than_results(wrong, shown):
+    fails("3.1", wrong, "two calls after a text block", f"run_tools(message)[0] is {shown}",
+          "not a tool_result block", field="run_tools(message)[0]")
+
+
+# --- 3.2: more wrong answers -------------------------------------------------------------------------------
+
+
+def unanswered_with_a_next_message_only(messages):
+    """Looks only at assistant messages that have a message after them: the last call is never seen."""
+    unanswered = []
+    for i in range(len(messages) - 1):
+        if get(messages[i], "role") != "assistant":
+            continue
+        answered = {get(b, "tool_use_id") for b in blocks(messages[i + 1])}
+        unanswered += [get(b, "id") for b in blocks(messages[i])
+                       if get(b, "type") == "tool_use" and get(b, "id") not in answered]
+    return unanswered
+
+
+def unanswered_over_pairs(messages):
+    unanswered = []
+    for message, following in zip(messages, messages[1:]):
+        answered = {get(b, "tool_use_id") for b in blocks(following)}
+        unanswered += [get(b, "id") for b in blocks(message)
+                       if get(b, "type") == "tool_use" and get(b, "id") not in answered]
+    return unanswered
+
+
+@pytest.mark.parametrize("wrong", [unanswered_with_a_next_message_only, unanswered_over_pairs])
+def test_unanswered_tool_uses_fails_when_a_call_at_the_end_is_not_seen(wrong):
+    fails("3.2", wrong, "a tool_use at the very end", "returned []", "expected ['toolu_A']",
+          "has no message after it")
+
+
+def unanswered_as_a_set(messages):
+    return set(loop.unanswered_tool_uses(messages))
+
+
+def unanswered_or_none(messages):
+    return loop.unanswered_tool_uses(messages) or None
+
+
+@pytest.mark.parametrize("wrong, kind", [(unanswered_as_a_set, "set"), (unanswered_or_none, "NoneType")])
+def test_unanswered_tool_uses_fails_when_it_returns_no_list(wrong, kind):
+    fails("3.2", wrong, f"returned a {kind}", "it should return a list of ids", "Return a list of strings")
+
+
+# --- 3.3: results in any order, text after them: what the API accepts -------------------------------------------
+
+
+def reversed_results(message, messages):
+    messages.append({"role": "user", "content": loop.run_tools(message)[::-1]})
+
+
+def shuffled_results(message, messages):
+    results = loop.run_tools(message)
+    messages.append({"role": "user", "content": results[1::2] + results[0::2]})
+
+
+def results_then_a_note(message, messages):
+    messages.append({"role": "user", "content": loop.run_tools(message) + [
+        {"type": "text", "text": "Here are the results; go on."}]})
+
+
+@pytest.mark.parametrize("answer", [reversed_results, shuffled_results, results_then_a_note])
+def test_agent_turn_may_send_results_in_any_order_and_text_after_them(answer):
+    passes("3.3", make_agent_turn(answer))
+
+
+# --- 3.3: the whole Message appended ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("record", [lambda message: message,
+                                    lambda message: {"role": "assistant", **message.to_dict()}],
+                         ids=["append(message)", "to_dict"])
+def test_agent_turn_fails_when_it_appends_the_whole_message(record):
+    fails("3.3", make_agent_turn(one_message, record_assistant=record), "two calls in one reply",
+          "messages.1.id: Extra inputs are not permitted", '"content": reply.content', field="messages[1].id")
+
+
+def test_agent_turn_fails_when_it_appends_the_message_dumped():
+    fails("3.3", make_agent_turn(one_message, record_assistant=lambda message: message.model_dump(mode="json")),
+          "two calls in one reply", "Extra inputs are not permitted")
+
+
+# --- 3.3: the request's settings --------------------------------------------------------------------------
+
+
+def asking_with(**settings):
+    def agent_turn(client, messages, max_iterations=10):
+        for _ in range(max_iterations):
+            message = client.messages.create(**(dict(model=MODEL, max_tokens=1024, system=SYSTEM_PROMPT, tools=TOOLS,
+                                                     messages=messages) | settings))
+            messages.append({"role": "assistant", "content": message.content})
+            if message.stop_reason != "tool_use":
+                return final_text(message)
+            one_message(message, messages)
+        raise RuntimeError(f"still calling tools after {max_iterations} calls")
+    return agent_turn
+
+
+def without_system(client, messages, max_iterations=10):
+    for _ in range(max_iterations):
+        message = client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, messages=messages)
+        messages.append({"role": "assistant", "content": message.content})
+        if message.stop_reason != "tool_use":
+            return final_text(message)
+        one_message(message, messages)
+    raise RuntimeError(f"still calling tools after {max_iterations} calls")
+
+
+@pytest.mark.parametrize("model", ["claude-haiku-5", "claude-opus-5"])
+def test_agent_turn_fails_with_another_model(model):
+    fails("3.3", asking_with(model=model), "two calls in one reply", f"asked for model {model!r}", "MODEL",
+          field="model")
+
+
+def test_agent_turn_fails_without_the_system_prompt():
+    fails("3.3", without_system, "(no system field)", "system=SYSTEM_PROMPT", field="system")
+    fails("3.3", asking_with(system="Answer briefly."), "did not send the system prompt",
+          "yours 'Answer briefly.'", field="system")
+
+
+# --- 3.3: a failing call the model corrects, an unknown tool ---------------------------------------------------
+
+
+def stops_at_a_failing_call(message, messages):
+    results = loop.run_tools(message)
+    messages.append({"role": "user", "content": results})
+    failed = [result["content"] for result in results if result.get("is_error")]
+    if failed:
+        raise StopAtError(failed[0])
+
+
+class StopAtError(Exception):
+    pass
+
+
+def gives_up_on_an_error(client, messages, max_iterations=10):
+    """Returns the tool's error to the user instead of letting the model correct its call."""
+    try:
+        return make_agent_turn(stops_at_a_failing_call)(client, messages, max_iterations)
+    except StopAtError as error:
+        return str(error)
+
+
+def inline_results_without_is_error(message, messages):
+    messages.append({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": b.id, "content": run_tool(b.name, b.input)}
+        for b in message.content if b.type == "tool_use"]})
+
+
+def test_agent_turn_fails_when_a_failing_call_ends_the_turn():
+    fails("3.3", gives_up_on_an_error, "a call that fails, then the model corrects it",
+          "stopped after 1 model call(s)", "this conversation needs 3", "A failing call is not the end of the turn")
+    fails("3.3", make_agent_turn(stops_at_a_failing_call), "a call that fails, then the model corrects it",
+          "StopAtError", "A failing call is not the end of the turn")
+
+
+def test_agent_turn_fails_when_a_failing_calls_result_is_not_flagged():
+    fails("3.3", make_agent_turn(inline_results_without_is_error), "a call that fails, then the model corrects it",
+          'needs "is_error": True', "run_tools(reply)", field="messages[2].content[0].is_error")
+
+
+def answers_only_the_calculator(message, messages):
+    messages.append({"role": "user", "content": [tool_result(b, run_tool(b.name, b.input)) for b in message.content
+                                                 if b.type == "tool_use" and b.name == "calculator"]})
+
+
+TOOL_FUNCTIONS = {"calculator": lambda expression: run_tool("calculator", {"expression": expression})}
+
+
+def dispatches_by_name(message, messages):
+    messages.append({"role": "user", "content": [tool_result(b, TOOL_FUNCTIONS[b.name](**b.input))
+                                                 for b in message.content if b.type == "tool_use"]})
+
+
+def test_agent_turn_fails_when_an_unknown_tool_is_not_answered():
+    fails("3.3", make_agent_turn(answers_only_the_calculator), "a call for a tool that does not exist", "(400)",
+          "`tool_use` ids were found without `tool_result` blocks", "ONE user message", field="messages[1]")
+    fails("3.3", make_agent_turn(dispatches_by_name), "a call for a tool that does not exist", "KeyError: 'percentage'",
+          "Answer every call, even one for a tool you don't have")
+
+
+# --- 3.3: the history kept in place -----------------------------------------------------------------------------
+
+
+def test_agent_turn_fails_when_it_pops_its_reply():
+    def pops(client, messages, max_iterations=10):
+        answer = make_agent_turn(one_message)(client, messages, max_iterations)
+        messages.pop()
+        return answer
+
+    result = fails("3.3", pops, "took messages out of the list it was given", field="messages[3]")
+    assert "new list" not in result.hint
