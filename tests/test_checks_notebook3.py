@@ -514,12 +514,15 @@ def test_unanswered_tool_uses_fails_when_a_call_at_the_end_is_not_seen(wrong):
           "has no message after it")
 
 
+UNANSWERED = twin(loop.unanswered_tool_uses)  # the course's code, as if the learner had typed it
+
+
 def unanswered_as_a_set(messages):
-    return set(loop.unanswered_tool_uses(messages))
+    return set(UNANSWERED(messages))
 
 
 def unanswered_or_none(messages):
-    return loop.unanswered_tool_uses(messages) or None
+    return UNANSWERED(messages) or None
 
 
 @pytest.mark.parametrize("wrong, kind", [(unanswered_as_a_set, "set"), (unanswered_or_none, "NoneType")])
@@ -675,3 +678,10 @@ def test_agent_turn_fails_when_it_pops_its_reply():
 
     result = fails("3.3", pops, "took messages out of the list it was given", field="messages[3]")
     assert "new list" not in result.hint
+
+
+def test_unanswered_tool_uses_ids_may_come_in_any_order():
+    def reversed_ids(messages):
+        return UNANSWERED(messages)[::-1]
+
+    passes("3.2", reversed_ids)
