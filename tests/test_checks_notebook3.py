@@ -564,8 +564,9 @@ def test_agent_turn_fails_when_it_appends_the_whole_message(record):
 
 
 def test_agent_turn_fails_when_it_appends_the_message_dumped():
+    """Refused for its id, or (by the API's own validation of the request) for a block field dumped as null."""
     fails("3.3", make_agent_turn(one_message, record_assistant=lambda message: message.model_dump(mode="json")),
-          "two calls in one reply", "Extra inputs are not permitted")
+          "two calls in one reply", "400", field="messages[1]")
 
 
 # --- 3.3: the request's settings --------------------------------------------------------------------------
