@@ -766,7 +766,8 @@ def retries_after_an_error(client, messages, max_iterations=10):
 @pytest.mark.parametrize("wrong, situation", [(stops_only_after_a_tool, "the model answers without a tool"),
                                               (retries_after_an_error, "the tool fails")])
 def test_agent_turn_calling_the_model_again_after_its_answer(wrong, situation):
-    fails("2.2", wrong, situation, "the model answered in words (stop_reason 'end_turn') on call", "yet agent_turn called it again",
+    fails("2.2", wrong, situation, "the model answered in words (stop_reason 'end_turn') on call",
+          "yet agent_turn called it again",
           "Stop as soon as reply.stop_reason is not 'tool_use'")
 
 
@@ -815,7 +816,8 @@ def appends_results_even_when_there_are_none(client, messages, max_iterations=10
 
 @pytest.mark.parametrize("wrong", [appends_the_answer_again, appends_results_even_when_there_are_none])
 def test_agent_turn_leaving_an_extra_message(wrong):
-    fails("2.2", wrong, "the model writes a text block before the tool_use", "messages has 5 messages; it should hold 4",
+    fails("2.2", wrong, "the model writes a text block before the tool_use",
+          "messages has 5 messages; it should hold 4",
           "message 4 is extra", "expected nothing", field="messages[4]")
 
 

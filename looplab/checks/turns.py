@@ -66,7 +66,8 @@ def verify_results(calls: list[dict], results, report: Report, where: str, path:
         report.require(isinstance(result, dict) and result.get("type") == "tool_result", "not_a_result",
                        where=where, at=here, result=shown(result))
         tool_id = result.get("tool_use_id")
-        report.require(tool_id in by_id, "unknown_id", where=where, at=here, tool_id=shown(tool_id), ids=shown(ids))
+        report.require(isinstance(tool_id, str) and tool_id in by_id, "unknown_id", where=where, at=here,
+                       tool_id=shown(tool_id), ids=shown(ids))
         report.require(tool_id not in answered, "cited_twice", where=where, at=here, tool_id=tool_id,
                        first=at.get(tool_id))
         answered[tool_id], at[tool_id] = result, here
@@ -318,12 +319,12 @@ def _results(blocks: list) -> list:
 
 def _matched_by_id(yours: list, expected: list) -> list:
     """The expected results in your order: each put where yours cites its id (the API matches them by id);
-    those you did not cite fill the other places, in order."""
+    those you did not cite fill the other places, in order (ABSENT where none is left), the rest at the end."""
     by_id = {result["tool_use_id"]: result for result in expected}
-    placed = [by_id.pop(result.get("tool_use_id"), None) if isinstance(result, dict) else None for result in yours]
+    cited = [result.get("tool_use_id") if isinstance(result, dict) else None for result in yours]
+    placed = [by_id.pop(tool_id, None) if isinstance(tool_id, str) else None for tool_id in cited]
     left = [result for result in expected if result["tool_use_id"] in by_id]
-    placed = [result if result is not None else (left.pop(0) if left else ABSENT) for result in placed]
-    return [result for result in placed if result is not ABSENT] + left
+    return [result if result is not None else (left.pop(0) if left else ABSENT) for result in placed] + left
 
 
 def compared(mine: Any, wanted: dict) -> tuple[Any, dict]:
