@@ -93,7 +93,7 @@ def run_tools_is_error_everywhere(message):
 
 def test_run_tools_fails_when_it_answers_only_the_first_call():
     fails("3.1", run_tools_only_first, "two calls after a text block", "run_tools(message) holds 1 result(s)",
-          "for 2 tool_use block(s)", "several tool_use blocks")
+          "for 2 tool_use block(s)", "several tool_use blocks", field="run_tools(message)")
 
 
 def test_run_tools_fails_when_ids_and_outputs_are_paired_by_position():
@@ -264,17 +264,18 @@ def test_agent_turn_assembled_from_good_parts_passes():
 
 def test_agent_turn_fails_with_one_user_message_per_result():
     fails("3.3", make_agent_turn(one_message_per_result), "two calls in one reply", "(400)",
-          "without `tool_result` blocks immediately after", "ONE user message")
+          "without `tool_result` blocks immediately after", "ONE user message", field="messages[1]")
 
 
 def test_agent_turn_fails_when_it_runs_only_the_first_call():
     fails("3.3", make_agent_turn(only_the_first_call), "two calls in one reply", "(400)",
-          "without `tool_result` blocks immediately after")
+          "without `tool_result` blocks immediately after", field="messages[1]")
 
 
 def test_agent_turn_fails_when_ids_are_paired_by_position():
     fails("3.3", make_agent_turn(ids_by_position), "two calls in one reply: messages[2]", "belongs to the call",
-          "Never pair ids and outputs by position")
+          "Never pair ids and outputs by position", "yours '1147', expected '851'",
+          field="messages[2].content[1].content")
 
 
 def test_agent_turn_fails_when_it_drops_the_assistant_turn():
@@ -287,7 +288,7 @@ def test_agent_turn_fails_when_it_drops_the_assistant_turn():
             messages.append({"role": "user", "content": loop.run_tools(message)})
         raise RuntimeError(f"stopped after {max_iterations} calls")
 
-    fails("3.3", drop_assistant, "(400)", "unexpected `tool_use_id`")
+    fails("3.3", drop_assistant, "(400)", "unexpected `tool_use_id`", field="messages[1].content[0]")
 
 
 def test_agent_turn_fails_when_it_keeps_only_the_tool_use_blocks():
@@ -296,7 +297,7 @@ def test_agent_turn_fails_when_it_keeps_only_the_tool_use_blocks():
 
     fails("3.3", make_agent_turn(one_message, record_assistant=only_tool_uses), "two calls in one reply",
           "messages[1] should be the model's reply 1 exactly as it came", "text, tool_use, tool_use",
-          "every block included")
+          "every block included", field="messages[1].content[0]")
 
 
 def test_agent_turn_fails_when_it_drops_the_thinking_block():
@@ -304,7 +305,7 @@ def test_agent_turn_fails_when_it_drops_the_thinking_block():
         return {"role": "assistant", "content": [block for block in message.content if block.type != "thinking"]}
 
     fails("3.3", make_agent_turn(one_message, record_assistant=no_thinking), "a thinking block first",
-          "exactly as it came")
+          "exactly as it came", field="messages[1].content[0]")
 
 
 def test_agent_turn_fails_when_it_trusts_content_zero():
@@ -362,7 +363,7 @@ def test_agent_turn_fails_when_it_stops_before_answering_the_last_call():
                 raise RuntimeError(f"stopped after {max_iterations} calls")
             messages.append({"role": "user", "content": loop.run_tools(message)})
 
-    fails("3.3", early_exit, "max_iterations=3", "ends with the model's tool_use unanswered")
+    fails("3.3", early_exit, "max_iterations=3", "ends with the model's tool_use unanswered", field="messages[5]")
 
 
 def test_agent_turn_fails_when_the_error_does_not_name_the_limit():
@@ -379,7 +380,7 @@ def test_agent_turn_fails_when_it_works_on_a_copy():
     def on_a_copy(client, messages, max_iterations=10):
         return loop.agent_turn(client, list(messages), max_iterations)
 
-    fails("3.3", on_a_copy, "in place")
+    fails("3.3", on_a_copy, "in place", field="messages[1]")
 
 
 # --- isolation ----------------------------------------------------------------------------------------
