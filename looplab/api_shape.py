@@ -85,6 +85,7 @@ class Tagged(Node):
 @dataclass(eq=False)
 class OneOf(Node):
     options: tuple
+    by_kind: dict | None = None  # JSON kind -> the options that take it (see _by_kind)
 
 
 @dataclass(eq=False)
@@ -343,22 +344,30 @@ class Problem:
 
 
 class _Found(Exception):
-    def __init__(self, problem: Problem):
-        self.problem = problem
+    """Raised where the walk finds a fault; each container it passes through on the way out adds
+    its step to the location. Paths are only built for the one request that fails, which keeps a
+    valid request (almost every one) cheap to check."""
+
+    def __init__(self, kind: str, loc: tuple = (), body: tuple = (), **values):
+        self.kind, self.values = kind, values
+        self.loc, self.body = list(reversed(loc)), list(reversed(body))  # innermost first
+
+    def at(self, loc_step, body_step=None) -> None:
+        self.loc.append(loc_step)
+        if body_step is not None:
+            self.body.append(body_step)
 
 
 def problem(value, node: Node, loc: tuple = (), body: tuple = ()) -> Problem | None:
     """The first thing in `value` the API would refuse, or None. `loc` is the API's location of
     `value` (with the tags of blocks and tools in it), `body` its path in the body itself."""
     try:
-        _check(value, node, loc, body)
+        _check(value, node)
     except _Found as found:
-        return found.problem
+        full_loc = loc + tuple(reversed(found.loc))
+        full_body = body + tuple(reversed(found.body))
+        return Problem(found.kind, _dotted(full_loc), _holder(full_body) or _dotted(full_loc[:1]), found.values)
     return None
-
-
-def _fail(kind: str, loc: tuple, body: tuple, **values):
-    raise _Found(Problem(kind, _dotted(loc), _holder(body) or _dotted(loc[:1]), values))
 
 
 def _dotted(parts: tuple) -> str:
@@ -374,34 +383,24 @@ def _holder(body: tuple) -> str:
     return _dotted(body[:1])
 
 
-def _check(value, node: Node, loc: tuple, body: tuple) -> None:
+def _check(value, node: Node) -> None:
     kind = type(node)
-    if kind is Nullable:
-        if value is not None:
-            _check(value, node.inner, loc, body)
-    elif kind is Scalar:
-        _check_scalar(value, node.kind, loc, body)
-    elif kind is Choice:
-        if not any(value == option and type(value) is type(option) for option in node.values):
-            _fail("choice", loc, body, expected=_either([repr(v) for v in node.values]))
-    elif kind is ListOf:
-        if not isinstance(value, list):
-            _fail("list", loc, body)
-        for index, item in enumerate(value):
-            _check(item, node.item, loc + (index,), body + (index,))
-    elif kind is Record:
-        _check_record(value, node, loc, body)
+    if kind is Record:
+        _check_record(value, node)
     elif kind is Tagged:
-        _check_tagged(value, node, loc, body)
-    else:
-        _check_one_of(value, node, loc, body)
-
-
-def _check_scalar(value, kind: str, loc: tuple, body: tuple) -> None:
-    if kind == "any":
-        return
-    if _json_kind(value) not in _ACCEPTS[kind]:
-        _fail(_SCALAR_ERRORS[kind], loc, body)
+        _check_tagged(value, node)
+    elif kind is Scalar:
+        if node.kind != "any" and _json_kind(value) not in _ACCEPTS[node.kind]:
+            raise _Found(_SCALAR_ERRORS[node.kind])
+    elif kind is ListOf:
+        _check_list(value, node)
+    elif kind is OneOf:
+        _check_one_of(value, node)
+    elif kind is Nullable:
+        if value is not None:
+            _check(value, node.inner)
+    elif not any(value == option and type(value) is type(option) for option in node.values):  # a Choice
+        raise _Found("choice", expected=_either([repr(v) for v in node.values]))
 
 
 _ACCEPTS = {
@@ -412,78 +411,120 @@ _ACCEPTS = {
     "object": {"object"},
 }
 _SCALAR_ERRORS = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean", "object": "dict"}
+_KIND_OF = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object", list: "list", type(None): "null"}
 
 
 def _json_kind(value) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "list"
-    return "null" if value is None else "other"
+    kind = _KIND_OF.get(type(value))
+    if kind is not None:
+        return kind
+    for cls in (bool, int, float, str, dict, list):  # subclasses, in the order that tells bool from int
+        if isinstance(value, cls):
+            return _KIND_OF[cls]
+    return "other"
 
 
-def _check_record(value, node: Record, loc: tuple, body: tuple) -> None:
+def _check_list(value, node: ListOf) -> None:
+    if not isinstance(value, list):
+        raise _Found("list")
+    item_node = node.item
+    for index, item in enumerate(value):
+        try:
+            _check(item, item_node)
+        except _Found as found:
+            found.at(index, index)
+            raise
+
+
+def _check_record(value, node: Record) -> None:
     """Declared fields first, in the SDK's order (missing, then wrong), then extra inputs,
     in the body's order: pydantic's order, so a whole `Message` reports its `id` first."""
     if not isinstance(value, dict):
-        _fail("dict", loc, body)
+        raise _Found("dict")
     fields = node.fields
     for name in node.required:
         if name not in value:
-            _fail("required", loc + (name,), body, field=name)
+            raise _Found("required", (name,), field=name)
+    extra = None
     for name, item in value.items():
-        if name in fields:
-            _check(item, fields[name], loc + (name,), body + (name,))
-    for name in value:
-        if name not in fields:
-            _fail("extra", loc + (name,), body, field=name)
+        field_node = fields.get(name)
+        if field_node is None:
+            extra = extra or name
+            continue
+        if _plainly_fine(item, field_node):  # most fields: no call, no try
+            continue
+        try:
+            _check(item, field_node)
+        except _Found as found:
+            found.at(name, name)
+            raise
+    if extra is not None:
+        raise _Found("extra", (extra,), field=extra)
 
 
-def _check_tagged(value, node: Tagged, loc: tuple, body: tuple) -> None:
+def _plainly_fine(value, node: Node) -> bool:
+    """A quick yes for a string, number or tag where one is wanted; anything else is walked."""
+    kind = type(node)
+    if kind is Scalar:
+        return node.kind == "any" or _KIND_OF.get(type(value)) in _ACCEPTS[node.kind]
+    return kind is Choice and type(value) is str and value in node.values
+
+
+def _check_tagged(value, node: Tagged) -> None:
     if not isinstance(value, dict):
-        _fail("dict", loc, body)
+        raise _Found("dict")
     key = node.key
-    if key not in value or (value[key] is None and node.default is not None):
+    tag = value.get(key)
+    if tag is None:
         if node.default is None:
-            _fail("required", loc + (key,), body, field=key)
+            raise _Found("required", (key,), field=key) if key not in value else _Found("string", (key,))
         tag = node.default
-    else:
-        tag = value[key]
-    if node.in_loc and not isinstance(tag, str):
-        _fail("string", loc + (key,), body)
     member = node.members.get(tag) if isinstance(tag, str) else None
     if member is None:
-        expected = _either([repr(t) for t in node.members])
+        if node.in_loc and not isinstance(tag, str):
+            raise _Found("string", (key,))
+        tags = [repr(t) for t in node.members]
         if node.in_loc:
-            _fail("tag", loc, body, tag=repr(tag), key=key, expected=", ".join(repr(t) for t in node.members))
-        _fail("role", loc + (key,), body, expected=expected)
-    _check_record(value, member, loc + ((tag,) if node.in_loc else ()), body)
+            raise _Found("tag", tag=repr(tag), key=key, expected=", ".join(tags))
+        raise _Found("role", (key,), expected=_either(tags))
+    if not node.in_loc:
+        _check_record(value, member)
+        return
+    try:
+        _check_record(value, member)
+    except _Found as found:
+        found.at(tag)
+        raise
 
 
-def _check_one_of(value, node: OneOf, loc: tuple, body: tuple) -> None:
-    """Any option will do. When none does, report the option of the value's JSON kind (a list
-    of blocks reports its bad block), else say which kinds would do."""
+def _check_one_of(value, node: OneOf) -> None:
+    """Any option will do. Only the options of the value's JSON kind are tried; when none does,
+    the first one's fault is reported (a list of blocks reports its bad block); when no option
+    takes that kind at all, the error says which kinds would do."""
+    candidates = _by_kind(node).get(_json_kind(value), ())
+    if len(candidates) == 1:
+        _check(value, candidates[0])
+        return
     first = None
-    for option in node.options:
-        found = problem(value, option, loc, body)
-        if found is None:
+    for option in candidates:
+        try:
+            _check(value, option)
             return
-        if first is None and _json_kind(value) in _kinds(option):
-            first = found
+        except _Found as found:
+            first = first or found
     if first is not None:
-        raise _Found(first)
+        raise first
     kinds = sorted({kind for option in node.options for kind in _kinds(option)})
     if kinds == ["list", "string"]:
-        _fail("content", loc, body)
-    _fail("types", loc, body, expected=_either([_KIND_NAMES[kind] for kind in kinds]))
+        raise _Found("content")
+    raise _Found("types", expected=_either([_KIND_NAMES[kind] for kind in kinds]))
+
+
+def _by_kind(node: OneOf) -> dict:
+    """The options of a union for each JSON kind, worked out once per union."""
+    if node.by_kind is None:
+        node.by_kind = {kind: tuple(o for o in node.options if kind in _kinds(o)) for kind in _KIND_NAMES}
+    return node.by_kind
 
 
 _KIND_NAMES = {
