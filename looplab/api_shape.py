@@ -148,7 +148,9 @@ class _Reader:
         if tp in _SCALARS:
             return Scalar(_SCALARS[tp])
         if origin is typing.Literal:
-            return Choice(typing.get_args(tp))
+            # Sorted: typing treats Literal['a', 'b'] and Literal['b', 'a'] as one cached type,
+            # so the SDK's order may come back either way, depending on what was imported first.
+            return Choice(tuple(sorted(typing.get_args(tp), key=repr)))
         if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
             return self.union(typing.get_args(tp))
         if origin in _LISTS or tp in _LISTS:

@@ -180,7 +180,7 @@ TYPE_CASES = [
      "tool_choice: Input tag 'sometimes' found using 'type' does not match any of the expected tags:"
      " 'auto', 'any', 'tool', 'none'", "tool_choice"),
     ("cache_control ttl", body(QUESTION, cache_control={"type": "ephemeral", "ttl": "10m"}),
-     "cache_control.ttl: Input should be '5m' or '1h'", "cache_control"),
+     "cache_control.ttl: Input should be '1h' or '5m'", "cache_control"),
     ("a block type misspelt", body({"role": "user", "content": [{"type": "txt", "text": "Hi"}]}),
      None, "messages.0.content.0"),
     ("metadata user_id as a number", body(QUESTION, metadata={"user_id": 7}),
