@@ -477,10 +477,10 @@ def _check_tagged(value, node: Tagged) -> None:
         raise _Found("dict")
     key = node.key
     tag = value.get(key)
-    if tag is None:
-        if node.default is None:
-            raise _Found("required", (key,), field=key) if key not in value else _Found("string", (key,))
+    if tag is None and node.default is not None:  # a custom tool may leave its type out
         tag = node.default
+    elif key not in value:
+        raise _Found("required", (key,), field=key)
     member = node.members.get(tag) if isinstance(tag, str) else None
     if member is None:
         if node.in_loc and not isinstance(tag, str):

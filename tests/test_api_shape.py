@@ -344,3 +344,29 @@ def test_the_field_list_names_what_the_course_sends():
 
 def test_the_tree_is_read_once_per_process():
     assert api_shape.request() is api_shape.request()
+
+
+# --- tags: what picks the record ----------------------------------------------------------
+
+
+def test_a_role_that_is_not_a_string_is_a_role_error():
+    found = check_request({"messages": [{"role": None, "content": "Hi"}]})
+    refused(found, "messages.0.role: Input should be 'user' or 'assistant'", "messages.0")
+
+
+def test_a_custom_tool_may_say_its_type_or_not():
+    for tool in ({**CALCULATOR, "type": "custom"}, {**CALCULATOR, "type": None}, CALCULATOR):
+        assert check_request(body(QUESTION, tools=[tool])) is None
+
+
+def test_the_apis_own_tools_are_known_by_their_type():
+    web_search = {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}
+    assert check_request(body(QUESTION, tools=[CALCULATOR, web_search])) is None
+    found = check_request(body(QUESTION, tools=[{**web_search, "name": "search"}]))
+    refused(found, "tools.0.web_search_20250305.name: Input should be 'web_search'", "tools.0")
+
+
+def test_an_unknown_tool_type_is_refused():
+    found = check_request(body(QUESTION, tools=[{**CALCULATOR, "type": "function"}]))
+    assert found.message.startswith("tools.0: Input tag 'function' found using 'type' does not match")
+    assert found.path == "tools.0"
