@@ -38,9 +38,10 @@ from __future__ import annotations
 import collections.abc
 import functools
 import json
+import types
 import typing
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import typing_extensions
 from pydantic import BaseModel
@@ -151,7 +152,7 @@ class _Reader:
             # Sorted: typing treats Literal['a', 'b'] and Literal['b', 'a'] as one cached type,
             # so the SDK's order may come back either way, depending on what was imported first.
             return Choice(tuple(sorted(typing.get_args(tp), key=repr)))
-        if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        if origin in (typing.Union, types.UnionType):
             return self.union(typing.get_args(tp))
         if origin in _LISTS or tp in _LISTS:
             args = typing.get_args(tp)
@@ -162,8 +163,7 @@ class _Reader:
             return self.record(tp)
         if isinstance(tp, type) and issubclass(tp, str):  # SequenceNotStr's str, enums of str
             return Scalar("string")
-        origin_name = getattr(origin, "__name__", "")
-        if origin_name == "SequenceNotStr":
+        if getattr(origin, "__name__", "") == "SequenceNotStr":  # the SDK's list of strings
             return ListOf(self.node(typing.get_args(tp)[0]))
         return Scalar("any")  # file inputs and the like: the SDK turns them into JSON itself
 
@@ -237,7 +237,7 @@ def _flatten(args) -> list:
     flat = []
     for arg in args:
         arg, _ = _unwrap(arg)
-        if typing.get_origin(arg) is typing.Union:
+        if typing.get_origin(arg) in (typing.Union, types.UnionType):
             flat.extend(_flatten(typing.get_args(arg)))
         else:
             flat.append(arg)
