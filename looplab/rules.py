@@ -165,8 +165,8 @@ HINTS = {
         " `description` and `input_schema` (plus a few optional settings): remove `{field}`."
     ),
     "extra_top": (
-        "The request has a field the API does not define: `{field}`. Remove `{field}=...` from the"
-        " call to messages.create(...)."
+        "The request has a field the API does not define: `{field}`. The SDK only sends a field it"
+        " does not know when the call passes it in `extra_body=`: remove `{field}` from there."
     ),
     "invalid_schema": (
         "Tool {k}'s input_schema is not valid JSON Schema: {reason}. Keep the course's form:"
