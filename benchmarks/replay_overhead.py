@@ -67,17 +67,35 @@ TARGET_RATIO_AT_20 = 2.0  # replay may cost at most 2x the bare call at 20 messa
 LINEAR_TOLERANCE = 1.5  # overhead(200) / overhead(20) may reach 10 x this and still count as linear
 
 # A stand-in tool, defined here so the benchmark does not depend on the course's tool module.
-TOOLS = [
-    {
-        "name": "calculator",
-        "description": "Evaluates an arithmetic expression and returns the exact result.",
-        "input_schema": {
-            "type": "object",
-            "properties": {"expression": {"type": "string", "description": "e.g. '4823 * 1979'"}},
-            "required": ["expression"],
-        },
-    }
-]
+CALCULATOR = {
+    "name": "calculator",
+    "description": "Evaluates an arithmetic expression and returns the exact result.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"expression": {"type": "string", "description": "e.g. '4823 * 1979'"}},
+        "required": ["expression"],
+    },
+}
+TOOLS = [CALCULATOR]
+
+
+def tool_set(count: int) -> list[dict]:
+    """The calculator and count - 1 other tools, each with its own schema: every schema is
+    checked against JSON Schema 2020-12 on every call (rules.py), so more tools cost more."""
+    others = [
+        {
+            "name": f"lookup_{n}",
+            "description": f"Looks up record {n} of a table.",
+            "input_schema": {
+                "type": "object",
+                "properties": {"key": {"type": "string"}, "limit": {"type": "integer", "minimum": n}},
+                "required": ["key"],
+            },
+        }
+        for n in range(1, count)
+    ]
+    return [CALCULATOR, *others]
+
 
 # The one answer both clients give to every request: a finished assistant turn.
 CANNED_RESPONSE = {
@@ -211,7 +229,9 @@ def measure(baseline, replay, messages, *, warmup: int, min_rounds: int, budget:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a few repetitions only: proves the script runs")
+    parser.add_argument("--tools", type=int, default=1, metavar="N", help="send N tool definitions (default 1)")
     args = parser.parse_args(argv)
+    TOOLS[:] = tool_set(args.tools)  # create() and request_body() send TOOLS
 
     if args.quick:
         warmup, min_rounds, budget, max_rounds = 2, 5, 0.05, 50
@@ -240,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"Replay overhead: median time per client.messages.create(...){' (--quick: rough figures)' if args.quick else ''}")
     print(f"python {sys.version.split()[0]}, anthropic {anthropic.__version__}, "
-          f"recording of {OTHER_CONVERSATIONS + len(SIZES)} conversations")
+          f"recording of {OTHER_CONVERSATIONS + len(SIZES)} conversations, {len(TOOLS)} tool(s) per request")
     print()
     print(f"{'messages':>8}  {'baseline µs':>11}  {'replay µs':>9}  {'ratio':>6}  {'overhead µs':>11}  {'rounds':>6}")
     for size, (base, rep, rounds) in medians.items():

@@ -7,18 +7,24 @@ decoded: `{"model": ..., "max_tokens": ..., "messages": [...], "tools": [...], .
 
 Order of the checks (the first one that finds something wins):
 
-1. shape      -- `messages` is a non-empty list of {role, content} dicts whose blocks have the
-                 fields the later rules read. Every later rule may rely on this shape, which is
-                 how `check_request` never raises, whatever it is given.
-2. tools      -- `tools` is a list of dicts whose names match the API's pattern.
-3. empty content, then empty text blocks, then whitespace-only text blocks.
-4. tool_use ids: the pattern, then uniqueness across the whole history.
-5. pairing    -- which result answers which call is worked out by conversation.py (the viewer and
+1. shape      -- the request's whole shape, as the SDK's own request types describe it
+                 (api_shape.py): `messages` is a non-empty list of messages whose role is user or
+                 assistant, every block and field of a type the API defines, with the JSON type
+                 it wants and its required fields, and no field the API does not define ("Extra
+                 inputs are not permitted"); results only in user messages, calls only in
+                 assistant ones. Every later rule may rely on this shape, which is how
+                 `check_request` never raises, whatever it is given.
+2. tools      -- each tool in turn: its shape, then a custom tool's name (the API's pattern),
+                 then its `input_schema` (valid JSON Schema, draft 2020-12).
+3. the rest of the request's top level (system, tool_choice, metadata...): shape and extras.
+4. empty content, then empty text blocks, then whitespace-only text blocks.
+5. tool_use ids: the pattern, then uniqueness across the whole history.
+6. pairing    -- which result answers which call is worked out by conversation.py (the viewer and
                  exercise 3.2's reference read it too); this walks the messages in order: for a
                  user message, does every tool_result cite a tool_use of the assistant message just
                  before? For an assistant message, does the next message start with a result for
                  each of its tool_use blocks?
-6. prefill    -- the last message must come from the user.
+7. prefill    -- the last message must come from the user.
 
 Pairing runs before prefill on purpose: a history that ends with an assistant `tool_use`
 reports the missing `tool_result`, because that is the learner's actual mistake (they forgot
@@ -40,7 +46,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from . import conversation
+from . import api_shape, conversation
 
 # The API's own messages, verbatim as the API returns them (docs/API_RULES.md, "The API's 400
 # texts", says where each was seen). Placeholders: {i} message index, {j} block index, {k} tool index.
@@ -66,6 +72,12 @@ API_MESSAGES = {
     ),
     "empty_text": "messages: text content blocks must be non-empty",
     "whitespace_text": "messages: text content blocks must contain non-whitespace text",
+    "extra": "{loc}: Extra inputs are not permitted",
+    "invalid_schema": (
+        "tools.{k}.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12"
+        " (https://json-schema.org/draft/2020-12). Learn more about tool use at"
+        " https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview."
+    ),
 }
 
 # Shape errors. These are the course's own (docs/API_RULES.md, "Shape errors"): they follow the
@@ -76,6 +88,12 @@ FIELD_ERRORS = {
     "dict": "{loc}: Input should be a valid dictionary",
     "list": "{loc}: Input should be a valid list",
     "string": "{loc}: Input should be a valid string",
+    "integer": "{loc}: Input should be a valid integer",
+    "number": "{loc}: Input should be a valid number",
+    "boolean": "{loc}: Input should be a valid boolean",
+    "choice": "{loc}: Input should be {expected}",
+    "types": "{loc}: Input should be {expected}",
+    "tag": "{loc}: Input tag {tag} found using '{key}' does not match any of the expected tags: {expected}",
     "content": "{loc}: Input should be a valid string or a list of content blocks",
     "too_short": "{loc}: List should have at least 1 item after validation, not 0",
     "role": "{loc}: Input should be 'user' or 'assistant'",
@@ -124,6 +142,36 @@ HINTS = {
     "dict": "`{loc}` should be a JSON object (a Python dict).",
     "list": "`{loc}` should be a list.",
     "string": "`{loc}` should be a string.",
+    "integer": "`{loc}` should be a whole number (an int).",
+    "number": "`{loc}` should be a number.",
+    "boolean": "`{loc}` should be True or False.",
+    "choice": "`{loc}` should be {expected}: the API knows no other value there.",
+    "types": "`{loc}` should be {expected}.",
+    "tag": (
+        "`{loc}` has \"{key}\": {tag}, which is not a type the API knows there."
+        " Check the spelling; it should be one of {expected}."
+    ),
+    "extra": "`{loc}` is not a field the API defines there: remove `{field}`.",
+    "extra_message": (
+        "Message {i} carries fields the API does not define ({fields}): this is what appending the"
+        " SDK's whole Message does. Append `{\"role\": \"assistant\", \"content\": reply.content}` instead."
+    ),
+    "extra_block": (
+        "Block {j} of message {i} (a {kind} block) has a field the API does not define: `{field}`."
+        " Send blocks back as the API returned them, or with only the fields of a {kind} block."
+    ),
+    "extra_tool": (
+        "Tool {k} has a field the API does not define: `{field}`. A tool definition has `name`,"
+        " `description` and `input_schema` (plus a few optional settings): remove `{field}`."
+    ),
+    "extra_top": (
+        "The request has a field the API does not define: `{field}`. The SDK only sends a field it"
+        " does not know when the call passes it in `extra_body=`: remove `{field}` from there."
+    ),
+    "invalid_schema": (
+        "Tool {k}'s input_schema is not valid JSON Schema: {reason}. Keep the course's form:"
+        " {\"type\": \"object\", \"properties\": {...}, \"required\": [\"expression\"]} (`required` is a list)."
+    ),
     "content": "`{loc}` should be a string or a list of blocks such as {\"type\": \"text\", \"text\": \"Hi\"}.",
     "too_short": "`messages` is empty: send at least one user message.",
     "role": (
@@ -140,14 +188,8 @@ HINTS = {
     ),
 }
 
-# The fields a block must carry, and their JSON type, for the block types the rules read.
-# Other block types (image, document, thinking, redacted_thinking, ...) pass as they are,
-# and extra keys (cache_control, citations, caller, ...) are ignored.
-BLOCK_FIELDS = {
-    "text": {"text": str},
-    "tool_use": {"id": str, "name": str, "input": dict},
-    "tool_result": {"tool_use_id": str},
-}
+# The fields a message may carry: any other is what appending the SDK's whole Message sends.
+MESSAGE_FIELDS = ("role", "content")
 
 ID_PATTERN = re.compile(r"[a-zA-Z0-9_-]+")
 TOOL_NAME_PATTERN = re.compile(r"[a-zA-Z0-9_-]{1,128}")
@@ -199,10 +241,19 @@ def _fill(template: str, values: dict) -> str:
     return re.sub(r"\{(\w+)\}", value, template)
 
 
-def _violation(rule: str, path: str, **values) -> Violation:
+def _violation(rule: str, path: str, hint: str | None = None, **values) -> Violation:
+    """`hint` names the row of HINTS when it is not the rule's own (an extra field's depends on where)."""
     message = API_MESSAGES.get(rule) or FIELD_ERRORS[rule]
-    values = {"path": path, **values}
-    return Violation(_fill(message, values), _fill(HINTS[rule], values), path)
+    values = {"path": path, **_place(path), **values}
+    return Violation(_fill(message, values), _fill(HINTS[hint or rule], values), path)
+
+
+def _place(path: str) -> dict:
+    """The indices a hint may name: {i} and {j} of a message and block, {k} of a tool."""
+    parts = path.split(".")
+    names = {"messages": ("i", "j"), "tools": ("k",)}.get(parts[0], ())
+    numbers = [part for part in parts[1:] if part.isdigit()]
+    return dict(zip(names, numbers))
 
 
 def _field_error(kind: str, loc: str, path: str) -> Violation:
@@ -218,95 +269,83 @@ def _check_shape(body: dict) -> Violation | None:
     if not isinstance(body, dict) or "messages" not in body:  # a non-dict body has no messages either
         return _field_error("required", "messages", "messages")
     messages = body["messages"]
-    if not isinstance(messages, list):
-        return _field_error("list", "messages", "messages")
-    if not messages:
+    if isinstance(messages, list) and not messages:  # the SDK's types cannot say "at least one"
         return _field_error("too_short", "messages", "messages")
+    found = api_shape.problem(messages, api_shape.messages(), ("messages",), ("messages",))
+    return _from_problem(found, body) if found is not None else _check_block_roles(messages)
+
+
+def _check_block_roles(messages: list) -> Violation | None:
+    """The SDK's types let any block sit in any message; the API does not: only the model calls
+    tools, and only your program answers them."""
     for i, message in enumerate(messages):
-        found = _check_message_shape(message, f"messages.{i}")
-        if found is not None:
-            return found
+        content = message["content"]
+        for j, block in enumerate(content if isinstance(content, list) else []):
+            path = f"messages.{i}.content.{j}"
+            if block["type"] == "tool_result" and message["role"] == "assistant":
+                return _field_error("result_in_assistant", path, path)
+            if block["type"] == "tool_use" and message["role"] == "user":
+                return _field_error("use_in_user", path, path)
     return None
 
 
-def _check_message_shape(message, path: str) -> Violation | None:
-    if not isinstance(message, dict):
-        return _field_error("dict", path, path)
-    if "role" not in message:
-        return _field_error("required", f"{path}.role", path)
-    role = message["role"]
-    if role not in ("user", "assistant"):  # a tuple, not a set: role may be unhashable
-        return _field_error("role", f"{path}.role", path)
-    if "content" not in message:
-        return _field_error("required", f"{path}.content", path)
-    return _check_content_shape(message["content"], f"{path}.content", path, role)
+def _from_problem(found: api_shape.Problem, body: dict) -> Violation:
+    """A shape problem as the API words it, with the hint for where it is."""
+    if found.kind != "extra":
+        return _violation(found.kind, found.path, loc=found.loc, **found.values)
+    hint, more = _extra_hint(found.loc.split("."), body)
+    return _violation("extra", found.path, hint=hint, loc=found.loc, **found.values, **more)
 
 
-def _check_content_shape(content, loc: str, path: str, role: str) -> Violation | None:
-    """Content is a string or a list of blocks, in a message and in a tool_result alike.
-
-    `loc` is how the API names the content field; `path` is the message or block that owns it.
-    """
-    if isinstance(content, str):
-        return None
-    if not isinstance(content, list):
-        return _field_error("content", loc, path)
-    for j, block in enumerate(content):
-        found = _check_block_shape(block, f"{loc}.{j}", f"{path}.content.{j}", role)
-        if found is not None:
-            return found
-    return None
-
-
-def _check_block_shape(block, loc: str, path: str, role: str) -> Violation | None:
-    """`loc` and `path` differ only inside a tool_result: the API names the block type in its
-    locations (….content.0.tool_result.content.1), the body path does not (….content.0.content.1)."""
-    if not isinstance(block, dict):
-        return _field_error("dict", loc, path)
-    if "type" not in block:
-        return _field_error("required", f"{loc}.type", path)
-    kind = block["type"]
-    if not isinstance(kind, str):
-        return _field_error("string", f"{loc}.type", path)
-    if kind == "tool_result" and role == "assistant":
-        return _field_error("result_in_assistant", loc, path)
-    if kind == "tool_use" and role == "user":
-        return _field_error("use_in_user", loc, path)
-    for field, expected in BLOCK_FIELDS.get(kind, {}).items():
-        if field not in block:
-            return _field_error("required", f"{loc}.{kind}.{field}", path)
-        if not isinstance(block[field], expected):
-            return _field_error("string" if expected is str else "dict", f"{loc}.{kind}.{field}", path)
-    if kind == "tool_result" and "content" in block:  # optional: a result may carry no content
-        return _check_content_shape(block["content"], f"{loc}.tool_result.content", path, role)
-    return None
+def _extra_hint(parts: list, body: dict) -> tuple[str, dict]:
+    """Which hint an extra field gets, and what it names: in a message (the whole Message
+    appended), in a block, in a tool, at the top level, or anywhere else."""
+    if len(parts) == 1:
+        return "extra_top", {}
+    if parts[0] == "tools" and len(parts) == 4:  # tools.{k}.{tag}.{field}
+        return "extra_tool", {}
+    if parts[0] == "messages" and len(parts) == 3:  # messages.{i}.{field}
+        message = body["messages"][int(parts[1])]
+        return "extra_message", {"fields": ", ".join(key for key in message if key not in MESSAGE_FIELDS)}
+    if parts[0] == "messages" and len(parts) == 6 and parts[2] == "content":  # ….content.{j}.{type}.{field}
+        return "extra_block", {"kind": parts[4]}
+    return "extra", {}
 
 
 # --- 2. tools ----------------------------------------------------------------------------
 
 
 def _check_tools(body: dict) -> Violation | None:
-    """Tool definitions: a list of dicts, each with a name the API accepts."""
+    """Each tool in turn: its shape, then a custom tool's name and input_schema."""
     if "tools" not in body:
         return None
     tools = body["tools"]
     if not isinstance(tools, list):
         return _field_error("list", "tools", "tools")
     for k, tool in enumerate(tools):
-        path = f"tools.{k}"
-        if not isinstance(tool, dict):
-            return _field_error("dict", path, path)
-        if "name" not in tool:
-            return _field_error("required", f"{path}.custom.name", path)
-        name = tool["name"]
-        if not isinstance(name, str):
-            return _field_error("string", f"{path}.custom.name", path)
-        if not TOOL_NAME_PATTERN.fullmatch(name):
-            return _violation("tool_name", path, k=k, name=repr(name))
+        found = api_shape.problem(tool, api_shape.tool(), ("tools", k), ("tools", k))
+        if found is not None:
+            return _from_problem(found, body)
+        if tool.get("type") not in (None, "custom"):  # the API's own tools: their names are fixed
+            continue
+        if not TOOL_NAME_PATTERN.fullmatch(tool["name"]):
+            return _violation("tool_name", f"tools.{k}", k=k, name=repr(tool["name"]))
+        reason = api_shape.schema_error(tool["input_schema"])
+        if reason is not None:
+            return _violation("invalid_schema", f"tools.{k}", k=k, reason=reason)
     return None
 
 
-# --- 3. empty content and text -----------------------------------------------------------
+# --- 3. the rest of the top level --------------------------------------------------------
+
+
+def _check_top_level(body: dict) -> Violation | None:
+    """system, tool_choice, metadata... and no field the API does not define."""
+    found = api_shape.problem(body, api_shape.top_level())
+    return _from_problem(found, body) if found is not None else None
+
+
+# --- 4. empty content and text -----------------------------------------------------------
 
 
 def _check_empty_content(body: dict) -> Violation | None:
@@ -353,7 +392,7 @@ def _check_whitespace_text(body: dict) -> Violation | None:
     return None
 
 
-# --- 4. tool_use ids ---------------------------------------------------------------------
+# --- 5. tool_use ids ---------------------------------------------------------------------
 
 
 def _tool_uses(messages: list) -> Iterator[tuple[int, int, dict]]:
@@ -383,7 +422,7 @@ def _check_unique_ids(body: dict) -> Violation | None:
     return None
 
 
-# --- 5. pairing of tool_use and tool_result ----------------------------------------------
+# --- 6. pairing of tool_use and tool_result ----------------------------------------------
 
 
 def _check_pairing(body: dict) -> Violation | None:
@@ -410,7 +449,7 @@ def _check_pairing(body: dict) -> Violation | None:
     return None
 
 
-# --- 6. prefill --------------------------------------------------------------------------
+# --- 7. prefill --------------------------------------------------------------------------
 
 
 def _check_prefill(body: dict) -> Violation | None:
@@ -424,6 +463,7 @@ def _check_prefill(body: dict) -> Violation | None:
 RULES: list[Callable[[dict], Violation | None]] = [
     _check_shape,  # must stay first: the rules below rely on the shape it guarantees
     _check_tools,
+    _check_top_level,
     _check_empty_content,
     _check_empty_text,
     _check_whitespace_text,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -22,6 +23,7 @@ REMOTE = bool(os.environ.get("LOOPLAB_CHECKS_REMOTE"))  # every passes/fails als
 TESTS = Path(__file__).resolve().parent
 MINIMUM_WRONG_ANSWERS = 2
 NOT_A_WRONG_ANSWER = {"stub", "{}"}  # the exercise as the learner receives it: "not written yet", not a mistake
+CUT = re.compile(r"\w\.\.\.(?=[\"'}\]);]|$)")  # a value cut to fit a line: `"tool_use_id...;`, `'Here a...`
 
 
 def _also_judged(number, obj) -> None:
@@ -38,8 +40,13 @@ def passes(number, obj):
     return result
 
 
-def fails(number, obj, *expected):
-    """The check fails with no points, and its message (and hint) say each of `expected`."""
+def fails(number, obj, *expected, field=None):
+    """The check fails with no points, and its message (and hint) say each of `expected`.
+
+    The rule for every check's message: it names the first difference in full. So no value in it is cut
+    short with "...", and `field`, the path of that difference (e.g. "messages[2].content[0].tool_use_id",
+    "system"), when given, is named in it, as written or as the API writes paths (messages.2.content.0...).
+    """
     _also_judged(number, obj)
     result = run_check(number, obj)
     assert not result.ok, f"exercise {number} should fail"
@@ -47,7 +54,15 @@ def fails(number, obj, *expected):
     said = f"{result.failed}\n{result.hint}"
     for words in expected:
         assert words in said, f"{words!r} not in:\n{said}"
+    assert not CUT.search(result.failed), f"a value is cut short in the failure (it may hide the difference):\n{said}"
+    if field is not None:
+        assert names_field(result.failed, field), f"the failure does not name the field {field!r}:\n{result.failed}"
     return result
+
+
+def names_field(message: str, field: str) -> bool:
+    """Does `message` name `field`, in either way of writing a path: messages[1].id or messages.1.id?"""
+    return field in message or re.sub(r"\[(\d+)\]", r".\1", field) in message
 
 
 def stub(*args, **kwargs):

@@ -151,8 +151,6 @@ REFUSED_ON_SENDING = [  # right in every part the check reads first, refused by 
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="the offline API refuses invalid schemas and extra fields once the request-shape "
-                                       "validation of issue 18 is merged: then remove this marker")
 @pytest.mark.parametrize("tool", REFUSED_ON_SENDING, ids=["invalid_schema", "extra_field"])
 def test_a_tool_the_api_refuses_fails_on_sending(tool):
     fails("1.2", tool, "sending it to the API", "the API rejected")

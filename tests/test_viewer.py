@@ -151,6 +151,31 @@ def test_a_result_after_text_is_flagged_as_the_api_refuses_it():
     assert 'class="looplab-pair looplab-orphan" data-pair="A"' in viewer.static_html()
 
 
+def test_a_whole_message_appended_is_shown_refused(offline):
+    """The SDK's whole Message in the list: the next request is refused as the API refuses it."""
+    messages = [{"role": "user", "content": QUESTION}]
+    reply = ask(offline, messages)
+    messages.append(reply)  # the mistake: id, model, usage... go back inside the message
+    tool_use = next(block for block in reply.content if block.type == "tool_use")
+    messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use.id, "content": "9544717"}]})
+    viewer = looplab.show_history(messages)
+    last = viewer.steps[-1]
+    assert last.outcome == "the API refused the request (400)"
+    assert last.error["error"]["message"] == "messages.1.id: Extra inputs are not permitted"
+    assert "reply.content" in last.hint
+    assert "messages.1.id: Extra inputs are not permitted" in viewer.static_text()
+
+
+def test_a_tool_with_an_invalid_schema_is_shown_refused(offline):
+    tool = {**looplab.tools.TOOLS[0], "input_schema": {**looplab.tools.TOOLS[0]["input_schema"], "required": "expression"}}
+    with pytest.raises(anthropic.BadRequestError):
+        offline.messages.create(model=looplab.MODEL, max_tokens=1024, tools=[tool],
+                                messages=[{"role": "user", "content": QUESTION}])
+    step, = looplab.show_history(offline).steps
+    assert step.outcome == "the API refused the request (400)"
+    assert step.error["error"]["message"].startswith("tools.0.custom.input_schema: JSON schema is invalid.")
+
+
 def test_a_request_ending_with_a_call_flags_it_as_pending(offline):
     with pytest.raises(anthropic.BadRequestError):
         ask(offline, [{"role": "user", "content": QUESTION}, tool_use_message("toolu_A")])

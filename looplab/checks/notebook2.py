@@ -8,7 +8,8 @@ from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from ..tools import TOOLS, is_error, run_tool
 from . import turns
 from .core import Report, Scenario
-from .turns import agent_turn_checker, never_stopping, short
+from .difference import Difference, shown
+from .turns import agent_turn_checker, never_stopping
 
 QUESTION = turns.START["content"]
 CHAINED = ("A warehouse holds 1250 crates of 48 boxes, and each box holds 36 bottles. "
@@ -34,13 +35,13 @@ def check_tool_result(tool_result, report: Report) -> None:
     for block, output in zip(blocks, OUTPUTS):
         report.enter("tool_result_call", output=output)
         result = tool_result(block, output)
-        said = dict(result=short(result), output=output)
+        said = dict(result=shown(result), output=output)
         report.require(isinstance(result, dict), "not_a_dict", kind=type(result).__name__, **said)
         report.require(result.get("type") == "tool_result", "wrong_type", kind=result.get("type"))
         report.require("tool_use_id" in result, "no_id", **said)
         report.require(result["tool_use_id"] == block.id, "wrong_id", cited=result["tool_use_id"], id=block.id)
         report.require(canonical_blocks(result.get("content")) == canonical_blocks(output), "wrong_content",
-                       content=short(result.get("content")), **said)
+                       content=shown(result.get("content")), **said)
         if is_error(output):
             report.require(result.get("is_error") is True, "flag_missing", **said)
         else:
@@ -50,6 +51,11 @@ def check_tool_result(tool_result, report: Report) -> None:
 
     report.enter("sending_results")
     results = [tool_result(block, run_tool(block.name, block.input)) for block in blocks]
+    # One dict changed and returned by every call (a default argument, a dict made outside the function) passes
+    # each call's test above, but the list then holds that dict twice; the API would refuse it, this says why.
+    first = Difference("results[0].tool_use_id", results[0].get("tool_use_id"), blocks[0].id)
+    report.require(len({id(result) for result in results}) == len(results), "same_dict", difference=str(first),
+                   count=len(results))
     messages += [{"role": "assistant", "content": message.content}, {"role": "user", "content": results}]
     client.messages.create(model=MODEL, max_tokens=64, tools=TOOLS, messages=messages)
     report.note("api_accepts")

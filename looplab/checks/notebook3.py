@@ -55,7 +55,7 @@ def check_run_tools(run_tools, report: Report) -> None:
         except AttributeError as error:
             turns.block_confusion(error, report)  # a block taken by position gets a precise failure
             raise
-        verify_results(calls, results, report, report.words("run_tools_call"))
+        verify_results(calls, results, report, report.situation, report.words("run_tools_call"))
         if calls:  # the API must accept them as the next user message
             client, _ = scripted.scripted_client([DONE], call_limit=1)
             client.messages.create(model=MODEL, max_tokens=64, messages=HISTORY + [
