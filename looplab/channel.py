@@ -13,6 +13,7 @@ one-key dict whose key starts with `$` (a plain dict with such a key is sent as 
     {"$namespace": {...}}                     a types.SimpleNamespace (what a client that is not the SDK's returns)
     {"$sdk": "ToolUseBlock", "data": {...}}   an SDK object of anthropic.types, as the SDK sends it
     {"$object": "Name", "repr": "..."}        anything else of the kernel's: its type's name and a short repr
+    {"$kept": 3, "value": [...]}              a list or dict by number, so each end keeps one object for it (Identities)
     {"$client": 1} {"$stream": 2} ...         a grader-side object the kernel may use (judge.py, serve.py)
 
 Only exact built-in types are encoded as themselves: a subclass of str (or int, float, list, dict)
@@ -113,8 +114,10 @@ def opaque(value: Any) -> dict:
     return {"$object": str.__str__(name) if isinstance(name, str) else "?", "repr": text[:REPR_LENGTH]}
 
 
-def encode(value: Any, other: Callable[[Any], dict] = opaque, depth: int = 0) -> Any:
-    """The value as JSON data; `other` encodes what is neither plain data nor an SDK object."""
+def encode(value: Any, other: Callable[[Any], dict] = opaque, depth: int = 0,
+           kept: "Identities | None" = None) -> Any:
+    """The value as JSON data; `other` encodes what is neither plain data nor an SDK object. With `kept`, each list
+    and dict goes by a number as well, so the other end keeps one object for it (Identities)."""
     kind = type(value)
     if value is None or kind in (bool, int, float, str):
         return value
@@ -126,15 +129,20 @@ def encode(value: Any, other: Callable[[Any], dict] = opaque, depth: int = 0) ->
         return int.__int__(value)
     if isinstance(value, float):
         return float.__float__(value)
-    if isinstance(value, list):
-        return [encode(item, other, depth + 1) for item in list.__iter__(value)]
+    if isinstance(value, (list, dict)) and kept is not None:
+        number, again = kept.number(value)
+        if again:  # met before in this message: the same object
+            return {"$kept": number}
+        sent = {"$kept": number, "value": _container(value, other, depth, kept)}
+        if isinstance(value, list) and type(value) is not list:  # a list that watches its removals (checks/turns.py)
+            sent["watched"] = True
+        if getattr(value, "removed", False) is True and isinstance(value, Watching):
+            sent["removed"] = True  # a claim: it only changes the words of a failure
+        return sent
+    if isinstance(value, (list, dict)):
+        return _container(value, other, depth, kept)
     if isinstance(value, tuple):
-        return {"$tuple": [encode(item, other, depth + 1) for item in tuple.__iter__(value)]}
-    if isinstance(value, dict):
-        pairs = [(encode(key, other, depth + 1), encode(item, other, depth + 1)) for key, item in dict.items(value)]
-        if all(type(key) is str and not key.startswith("$") for key, _ in pairs):
-            return dict(pairs)
-        return {"$dict": [[key, item] for key, item in pairs]}
+        return {"$tuple": [encode(item, other, depth + 1, kept) for item in tuple.__iter__(value)]}
     if isinstance(value, SimpleNamespace):
         return {"$namespace": encode(dict(vars(value)), other, depth + 1)}
     name = kind.__name__
@@ -142,6 +150,107 @@ def encode(value: Any, other: Callable[[Any], dict] = opaque, depth: int = 0) ->
         return {"$sdk": name, "data": encode(value.model_dump(mode="json", exclude_unset=True, by_alias=True),
                                              other, depth + 1)}
     return other(value)
+
+
+def _container(value: list | dict, other: Callable[[Any], dict], depth: int, kept: "Identities | None") -> Any:
+    if isinstance(value, list):
+        return [encode(item, other, depth + 1, kept) for item in list.__iter__(value)]
+    pairs = [(encode(key, other, depth + 1), encode(item, other, depth + 1, kept)) for key, item in dict.items(value)]
+    if all(type(key) is str and not key.startswith("$") for key, _ in pairs):
+        return dict(pairs)
+    return {"$dict": [[key, item] for key, item in pairs]}
+
+
+class Identities:
+    """Lists and dicts by number, on both ends of the channel: what the learner's code did to a list it was handed
+    (appended to it, took a dict out of it) or to a dict it returned twice shows on the grader's own objects.
+
+    Each end numbers the containers it sends first (the grader below zero, the kernel above); a container
+    that comes back under a number this end knows updates that very object in place."""
+
+    def __init__(self, sign: int):
+        self.sign = sign
+        self.objects: dict[int, Any] = {}
+        self.numbers: dict[int, int] = {}  # id(object) -> its number, while `objects` keeps the object alive
+        self.seen: set[int] = set()
+
+    def message(self) -> None:
+        """A new message starts: every container is sent whole again the first time it appears in it."""
+        self.seen = set()
+
+    def number(self, value: Any) -> tuple[int, bool]:
+        number = self.numbers.get(id(value))
+        if number is None or self.objects.get(number) is not value:
+            number = self.sign * (len(self.objects) + 1)
+            while number in self.objects:
+                number += self.sign
+            self._keep(number, value)
+        again = number in self.seen
+        self.seen.add(number)
+        return number, again
+
+    def _keep(self, number: int, value: Any) -> None:
+        self.objects[number] = value
+        self.numbers[id(value)] = number
+
+    def resolve(self, data: dict, tagged: Callable[[str, dict], Any]) -> Any:
+        """The object numbered `data["$kept"]`: updated in place to `data["value"]` when this end has it."""
+        number = data.get("$kept")
+        if not isinstance(number, int):
+            return None
+        if "value" not in data:
+            return self.objects.get(number)
+        new = decode(data["value"], tagged)
+        old = self.objects.get(number)
+        if isinstance(old, list) and isinstance(new, list):
+            _update_list(old, new, data.get("removed") is True)
+            return old
+        if old is None and data.get("watched") is True and isinstance(new, list):
+            new = Watching(new)
+        if type(old) is dict and isinstance(new, dict):
+            old.clear()
+            old.update(new)
+            return old
+        if isinstance(new, (list, dict)):
+            self._keep(number, new)
+        return new
+
+
+class Watching(list):
+    """On the kernel's end, a list the grader watches for removals: it notes whether the code took an item out."""
+
+    removed = False
+
+    def pop(self, *args):
+        self.removed = True
+        return super().pop(*args)
+
+    def remove(self, value) -> None:
+        self.removed = True
+        super().remove(value)
+
+    def clear(self) -> None:
+        self.removed = True
+        super().clear()
+
+    def __delitem__(self, key) -> None:
+        self.removed = True
+        super().__delitem__(key)
+
+    def __setitem__(self, key, value) -> None:
+        before = len(self)
+        super().__setitem__(key, value)
+        self.removed = self.removed or len(self) < before
+
+
+def _update_list(old: list, new: list, removed: bool = False) -> None:
+    """`old` holds what `new` holds. An item taken out shows as a removal (`clear`), so that a list watching
+    its removals (the history agent_turn is handed: checks/turns.py) sees the code took one out."""
+    if removed or any(all(item is not each for each in new) for item in list.__iter__(old)):
+        old.clear()
+        old.extend(new)
+    else:
+        list.__setitem__(old, slice(None), new)
 
 
 def decode(data: Any, tagged: Callable[[str, dict], Any]) -> Any:

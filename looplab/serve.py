@@ -28,7 +28,7 @@ import socket
 import sys
 from typing import Any
 
-from .channel import Channel, ChannelBroken, decode, encode, opaque
+from .channel import Channel, ChannelBroken, Identities, decode, encode, opaque
 from .course import COURSE, resolve
 
 BASE_URL = "https://api.anthropic.com"
@@ -50,16 +50,18 @@ def serve(path: str, namespace: dict | None = None) -> None:
         return
     channel = Channel(sock)
     held: dict[str, Any] = {}  # the objects described, as the checks hold them: later rebinding changes nothing
+    kept = Identities(+1)  # the lists and dicts the grader and the learner's code handed each other, by number
     try:
         while True:
             request = channel.receive()
             op = request.get("op")
             if op == "done":
                 return
-            if op == "describe":
+            if op == "describe":  # a new exercise
+                kept = Identities(+1)
                 channel.send(describe(namespace, held, request))
             elif op == "call":
-                channel.send(Call(channel, held, request).run())
+                channel.send(Call(channel, held, request, kept).run())
             else:
                 return
     except ChannelBroken:
@@ -96,14 +98,16 @@ class RemoteFailure(Exception):
 class Call:
     """One call of the learner's function: its arguments made from the grader's data, the call, what came of it."""
 
-    def __init__(self, channel: Channel, held: dict, request: dict):
-        self.channel, self.request = channel, request
+    def __init__(self, channel: Channel, held: dict, request: dict, kept: Identities):
+        self.channel, self.request, self.kept = channel, request, kept
         self.obj = held.get(str(request.get("name")))
         self.made: dict[int, Any] = {}  # the grader's object id -> its stand-in here
 
     # --- the grader's objects, as the learner's code gets them ---
 
     def tagged(self, tag: str, data: dict) -> Any:
+        if tag == "$kept":
+            return self.kept.resolve(data, self.tagged)
         ref = data.get(tag)
         if not isinstance(ref, int):
             return None
@@ -153,8 +157,10 @@ class Call:
         return answer
 
     def invoke(self, ref: int, method: str, args: tuple, kwargs: dict) -> Any:
-        answer = self.ask({"op": "invoke", "ref": ref, "method": method, "args": encode(list(args), self.other),
-                           "kwargs": encode(dict(kwargs), self.other)})
+        self.kept.message()
+        answer = self.ask({"op": "invoke", "ref": ref, "method": method, "args": [
+            encode(arg, self.other, kept=self.kept) for arg in args], "kwargs": {
+            str(key): encode(value, self.other, kept=self.kept) for key, value in kwargs.items()}})
         return decode(answer.get("value"), self.tagged)
 
     # --- the call ---
@@ -173,15 +179,18 @@ class Call:
             with (time_limit(seconds), isolated(self.obj, references),
                   borrowing(self.obj, resolve(exercise.reference)) as borrowed, self.redirected()):
                 value = self.obj(*args, **kwargs)
-                answer = {"op": "returned", "value": encode(value, self.other)}
+                self.kept.message()
+                answer = {"op": "returned", "value": encode(value, self.other, kept=self.kept)}
         except CheckTimeout:
             answer = {"op": "raised", "timed_out": True}
         except (KeyboardInterrupt, ChannelBroken):
             raise  # the grader stopped the cell, or is gone: nothing to answer
         except BaseException as error:
+            self.kept.message()
             answer = self.raised(error, learner_line(error))
         # What the call left in the lists and dicts it was handed (the history agent_turn appends to).
-        answer["after"] = [encode(arg, self.other) if isinstance(arg, (list, dict)) else None for arg in args]
+        answer["after"] = [encode(arg, self.other, kept=self.kept) if isinstance(arg, (list, dict)) else None
+                           for arg in args]
         answer["borrowed"] = [str(name) for name in borrowed]
         return answer
 
@@ -193,7 +202,10 @@ class Call:
             message = str.__str__(message) if isinstance(message, str) else ""
         except Exception:
             message = ""
+        args = encode(list(error.args))
+        plain = all(item is None or type(item) in (str, int, float, bool) for item in args)
         return {"op": "raised", "type": str.__str__(kind.__name__), "module": str(kind.__module__),
+                "args": args if plain else None,
                 "bases": [base.__name__ for base in kind.__mro__ if base.__module__ == "builtins"],
                 "message": message, "line": line, "failure": getattr(error, "failure", None)
                 if isinstance(error, RemoteFailure) else None}

@@ -217,3 +217,33 @@ def test_the_first_grader_cell_runs_the_memory_watch_only():
     call = ast.parse(source).body[0].value
     code = ast.literal_eval(call.args[0].args[0])
     assert code.startswith(IN_KERNEL_SOURCE) and code.rstrip().endswith("start(STEP)")
+
+
+def test_one_dict_returned_twice_is_one_dict_for_the_grader_too():
+    """The kernel keeps lists and dicts by number (channel.Identities): a tool_result that returns one dict for
+    every call fails the grader's way as it fails in-process (checked on fresh copies: the dict is shared state)."""
+    def reusing():
+        shared = {}
+
+        def tool_result(tool_use, output):
+            shared.clear()
+            shared.update(type="tool_result", tool_use_id=tool_use.id, content=output)
+            if output.startswith("Error"):
+                shared["is_error"] = True
+            return shared
+        return tool_result
+
+    from looplab.checks import run_check
+
+    local = run_check("2.1", reusing())
+    remote = judged("2.1", reusing(), cells=[])
+    assert (remote["kind"], remote["message"]) == (local.kind, local.failed) and "same dict" in local.failed
+
+
+def test_a_message_taken_out_of_the_history_is_seen():
+    def pops_the_answer(client, messages, max_iterations=10):
+        solution("2.2")(client, messages, max_iterations)
+        messages.pop()
+        return "4823 × 1979 = 9,544,717."
+
+    assert "took messages out of the list" in same_as_in_process("2.2", pops_the_answer)["message"]

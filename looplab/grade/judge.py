@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ..channel import Channel, ChannelBroken, decode, encode
+from ..channel import Channel, ChannelBroken, Identities, decode, encode
 from ..checks import run_check
 from ..checks.core import COURSE_CODE, NOT_SOLVED, CheckTimeout, Claims, Session
 from ..course import Exercise
@@ -169,8 +169,9 @@ class Judge:
 class Proxies:
     """The grader's objects handed to the kernel for one call (clients, streams, callables), by id."""
 
-    def __init__(self, judge: Judge):
+    def __init__(self, judge: Judge, kept: Identities | None = None):
         self.judge = judge
+        self.kept = kept or Identities(-1)
         self.objects: list[Any] = []
         self.stopped: TooManyCalls | None = None  # the scripted model refused a call past its limit
         self.rejected: Any = None  # the API error of the last request the rules refused (a 400)
@@ -199,6 +200,8 @@ class Proxies:
 
     def tagged(self, tag: str, data: dict) -> Any:
         """The kernel's tags: one of our own objects handed back, or an object of the learner's."""
+        if tag == "$kept":
+            return self.kept.resolve(data, self.tagged)
         ref = data.get(tag)
         if tag == "$ref" and isinstance(ref, int) and 0 <= ref < len(self.objects):
             return self.objects[ref]
@@ -230,7 +233,8 @@ class Proxies:
         except Exception as error:  # the check's own failure, or the stream's error: on through the learner's code
             self.failures[id(error)] = error
             return {"stop": "failure", "message": str(error), "failure": id(error)}
-        return {"value": encode(value, self.other)}
+        self.kept.message()
+        return {"value": encode(value, self.other, kept=self.kept)}
 
     def model(self, message: dict) -> dict:
         """The scripted model answers the SDK's request, through the grader's transport (its rules, its record)."""
@@ -268,6 +272,7 @@ class RemoteFunction:
     def __init__(self, judge: Judge, exercise: Exercise, claims: Claims, deadline: float):
         self.judge, self.exercise, self.claims, self.deadline = judge, exercise, claims, deadline
         self.redirect: dict = {}
+        self.kept = Identities(-1)  # the lists and dicts it was handed and gave back, one object each on both ends
         self.__name__ = exercise.name
 
     def redirected(self, **objects) -> "Redirected":
@@ -278,9 +283,11 @@ class RemoteFunction:
         judge = self.judge
         if judge.broken is not None:
             raise NoAnswer(judge.broken)
-        proxies = Proxies(judge)
+        proxies = Proxies(judge, self.kept)
+        self.kept.message()
         request = {"op": "call", "name": self.exercise.name, "number": self.exercise.id,
-                   "args": encode(list(args), proxies.other), "kwargs": encode(dict(kwargs), proxies.other),
+                   "args": [encode(arg, proxies.other, kept=self.kept) for arg in args],
+                   "kwargs": {key: encode(value, proxies.other, kept=self.kept) for key, value in kwargs.items()},
                    "redirect": encode(self.redirect, proxies.other),
                    "seconds": max(0.01, self.deadline - time.monotonic())}
         answer = judge.ask(request, self.deadline)
@@ -293,26 +300,13 @@ class RemoteFunction:
         borrowed = answer.get("borrowed")
         if isinstance(borrowed, list):
             self.claims.borrowed.extend(str(name) for name in borrowed)
-        if answer.get("op") in ("returned", "raised"):
-            self._update(args, answer.get("after"), proxies)
+        if answer.get("op") in ("returned", "raised"):  # the lists and dicts it was handed, updated in place
+            decode(answer.get("after"), proxies.tagged)
         if answer.get("op") == "returned":
             return decode(answer.get("value"), proxies.tagged)
         if answer.get("op") == "raised":
             raise rebuilt(answer, proxies, judge.seconds)
         raise NoAnswer(f"an answer the grader does not know: {str(answer.get('op'))[:40]}")
-
-    @staticmethod
-    def _update(args: tuple, after: Any, proxies: Proxies) -> None:
-        """Each list or dict handed over holds, in place, what the learner's code left in the kernel's copy."""
-        if not isinstance(after, list):
-            return
-        for arg, state in zip(args, after):
-            state = decode(state, proxies.tagged) if state is not None else None
-            if isinstance(arg, list) and isinstance(state, list):
-                arg[:] = state
-            elif isinstance(arg, dict) and isinstance(state, dict):
-                arg.clear()
-                arg.update(state)
 
 
 class Redirected:
@@ -343,8 +337,14 @@ def rebuilt(answer: dict, proxies: Proxies, seconds: float) -> BaseException:
     base = _builtin_base(answer.get("bases"))
     kind = base if base.__name__ == name else type(name, (base,), {"__module__": "learner"})
     message = str(answer.get("message", ""))
+    args = answer.get("args")
     try:
-        error = kind(message) if message else kind()
+        if isinstance(args, list) and all(item is None or type(item) in (str, int, float, bool) for item in args):
+            error = kind(*args)  # as it was raised: str(KeyError('x')) is "'x'"
+            if str(error) != message:
+                error = kind(message)
+        else:
+            error = kind(message) if message else kind()
     except Exception:
         error = kind.__new__(kind)
         error.args = (message,)
