@@ -23,6 +23,7 @@ is sent as the plain value it holds, so no `__eq__` of the learner's crosses.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import time
 from types import SimpleNamespace
@@ -88,6 +89,19 @@ class Channel:
             self.sock.close()
         except OSError:
             pass
+
+
+def at_path(sock: socket.socket, path: str, how: str) -> None:
+    """`sock.bind(path)` or `sock.connect(path)` (`how`), also for a path longer than a Unix socket's address
+    takes (about 107 bytes; a deep TMPDIR): then through the folder opened, as /proc/self/fd/N/name (Linux)."""
+    if len(str(path).encode()) < 100 or not os.path.isdir("/proc/self/fd"):
+        getattr(sock, how)(str(path))
+        return
+    folder = os.open(os.path.dirname(str(path)), os.O_RDONLY)
+    try:
+        getattr(sock, how)(f"/proc/self/fd/{folder}/{os.path.basename(str(path))}")
+    finally:
+        os.close(folder)
 
 
 # --- values ------------------------------------------------------------------------------------------------

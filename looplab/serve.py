@@ -28,7 +28,7 @@ import socket
 import sys
 from typing import Any
 
-from .channel import Channel, ChannelBroken, Identities, decode, encode, opaque
+from .channel import Channel, ChannelBroken, Identities, at_path, decode, encode, opaque
 from .course import COURSE, resolve
 
 BASE_URL = "https://api.anthropic.com"
@@ -44,7 +44,7 @@ def serve(path: str, namespace: dict | None = None) -> None:
         namespace = shell.user_ns if shell is not None else vars(sys.modules["__main__"])
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        sock.connect(path)
+        at_path(sock, path, "connect")
     except OSError:  # the grader is gone already (another connection spoke for this kernel)
         sock.close()
         return

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ..channel import Channel, ChannelBroken, Identities, decode, encode
+from ..channel import Channel, ChannelBroken, Identities, at_path, decode, encode
 from ..checks import run_check
 from ..checks.core import COURSE_CODE, NOT_SOLVED, CheckTimeout, Claims, Session
 from ..course import Exercise
@@ -68,7 +68,7 @@ class Judge:
         self.exercises, self.cells, self.seconds, self.interrupt = exercises, cells, seconds, interrupt
         self.path = Path(folder) / f"judge-{secrets.token_hex(4)}.sock"
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(str(self.path))
+        at_path(self.listener, str(self.path), "bind")
         self.listener.listen(1)
         self.channel: Channel | None = None
         self.broken: str | None = None
