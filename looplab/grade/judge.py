@@ -133,7 +133,7 @@ class Judge:
                 return {"kind": UNDEFINED, "message": None}
             claims = Claims(course_code=described.get("course_code") is True)
             if described.get("callable") is True:
-                obj: Any = RemoteFunction(self, exercise, claims, deadline)
+                obj: Any = RemoteFunction(self, exercise, claims, self.seconds)
             else:
                 obj = decode(described.get("value"), Proxies(self).tagged)
             result = run_check(exercise.id, obj, session=Session(self.cells, {}), claims=claims).as_dict()
@@ -269,8 +269,10 @@ class Proxies:
 class RemoteFunction:
     """The learner's function in the kernel, as the checker calls it."""
 
-    def __init__(self, judge: Judge, exercise: Exercise, claims: Claims, deadline: float):
-        self.judge, self.exercise, self.claims, self.deadline = judge, exercise, claims, deadline
+    def __init__(self, judge: Judge, exercise: Exercise, claims: Claims, seconds: float):
+        # The check's time budget counts the time the learner's code runs (each call, from the grader's side),
+        # not the grader's own comparisons between calls: a busy grader costs the learner nothing.
+        self.judge, self.exercise, self.claims, self.left = judge, exercise, claims, seconds
         self.redirect: dict = {}
         self.kept = Identities(-1)  # the lists and dicts it was handed and gave back, one object each on both ends
         self.__name__ = exercise.name
@@ -280,6 +282,13 @@ class RemoteFunction:
         return Redirected(self, objects)
 
     def __call__(self, *args, **kwargs):
+        started = time.monotonic()
+        try:
+            return self._call(started + self.left, args, kwargs)
+        finally:
+            self.left = max(0.0, self.left - (time.monotonic() - started))
+
+    def _call(self, deadline: float, args: tuple, kwargs: dict):
         judge = self.judge
         if judge.broken is not None:
             raise NoAnswer(judge.broken)
@@ -289,14 +298,14 @@ class RemoteFunction:
                    "args": [encode(arg, proxies.other, kept=self.kept) for arg in args],
                    "kwargs": {key: encode(value, proxies.other, kept=self.kept) for key, value in kwargs.items()},
                    "redirect": encode(self.redirect, proxies.other),
-                   "seconds": max(0.01, self.deadline - time.monotonic())}
-        answer = judge.ask(request, self.deadline)
+                   "seconds": max(0.01, deadline - time.monotonic())}
+        answer = judge.ask(request, deadline)
         while answer.get("op") in ("model", "invoke"):
             try:
                 judge.channel.send(proxies.answer(answer))
             except ChannelBroken as error:
                 raise NoAnswer(str(error)) from None
-            answer = judge.receive(self.deadline)
+            answer = judge.receive(deadline)
         borrowed = answer.get("borrowed")
         if isinstance(borrowed, list):
             self.claims.borrowed.extend(str(name) for name in borrowed)
