@@ -17,6 +17,7 @@ from .core import (
     COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SAY, CheckFailed, CheckResult, CheckTimeout, Failure, Report, Session,
     TIME_LIMIT_SECONDS, borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, time_limit,
 )
+from .. import api_shape
 from .source import CELL, FUNCTION, latest_definition, stub_left
 
 # Every notebook's checks are imported now, not on first use: the grader fingerprints the check
@@ -47,6 +48,7 @@ def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: s
     handed_in = is_the_course_version(obj, own) or (
         cell is not None and is_a_copy_of_the_course(obj, own, exercise.name, found, cell))
     borrowed = []
+    api_shape.warm()  # the offline API's first use, paid outside the learner's time limit
     try:
         if not handed_in:
             with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS), borrowing(obj, own) as borrowed:

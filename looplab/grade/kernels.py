@@ -41,7 +41,7 @@ PRELOAD = (
     "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.comm", "ipykernel.debugger",
     "jupyter_client.localinterfaces", "psutil", "stack_data", "executing", "pure_eval", "asttokens",
     "pygments.lexers", "pygments.lexers.python", "pygments.formatters", "pygments.styles", "ipython_pygments_lexers",
-    "sqlite3", "pdb", "pydoc", "tornado.queues", "tornado.locks", "xmlrpc.client", "http.server",
+    "jsonschema", "sqlite3", "pdb", "pydoc", "tornado.queues", "tornado.locks", "xmlrpc.client", "http.server",
 )
 
 
@@ -114,6 +114,11 @@ def serve_forks(outside_pid_namespace: str | None = None) -> None:
             importlib.import_module(name)
         except Exception:
             pass
+    try:
+        from looplab import api_shape
+        api_shape.warm()  # the offline API's request shape and jsonschema, once for every kernel
+    except Exception:
+        pass
     try:
         from jupyter_client import localinterfaces
         localinterfaces.localhost()  # finds the machine's addresses once, for every kernel
