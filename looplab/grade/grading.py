@@ -91,23 +91,33 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
         graded: dict[int, list[Row]] = {}  # by the submission's place in `submissions`, as each is done
 
         async def one(index: int, submission: Submission) -> None:
-            graded[index] = await grade_submission(submission, course, grader, options.feedback, taken)
+            try:
+                graded[index] = await grade_submission(submission, course, grader, options.feedback, taken)
+            except Exception as error:  # the grader's own failure: this submission's row says so, the others go on
+                graded[index] = [one_row(submission, Status.GRADER_ERROR, f"{type(error).__name__}: {error}")]
             if progress:
                 progress.update(f"{submission.learner}: {submission.file}")
 
         stopped = False
+        not_graded = "not graded: the grader was stopped before it"
         try:  # each notebook waits for a free slot: the first ones start as soon as one slot is ready
             await asyncio.gather(*(one(index, submission) for index, submission in enumerate(submissions)))
             await template
         except (asyncio.CancelledError, KeyboardInterrupt):  # the gradebook is still written, with what was graded
             stopped = True
             grader.notes.append(f"stopped before the end: {len(graded)} of {len(submissions)} submission(s) graded")
-    finally:
+        except Exception as error:  # the grader itself failed: still a gradebook, every row it has
+            not_graded = f"not graded: the grader failed before it ({type(error).__name__}: {error})"
+            grader.notes.append(f"the grader failed: {len(graded)} of {len(submissions)} submission(s) graded")
+    finally:  # whatever happened, the gradebook gets every row graded so far (and a row for each of the rest)
         if not template.done():
             await asyncio.gather(template, return_exceptions=True)
-        await grader.close()
+        try:
+            await grader.close()
+        except Exception as error:
+            grader.notes.append(f"the grader failed to clean up: {type(error).__name__}: {error}")
     rows = [row for index, submission in enumerate(submissions) for row in graded.get(index) or [
-        one_row(submission, Status.GRADER_ERROR, "not graded: the grader was stopped before it")]]
+        one_row(submission, Status.GRADER_ERROR, not_graded)]]
     return GradingResult(rows, len(graded), grader.notes, feedback={file: target for target, file in taken.items()},
                          stopped=stopped)
 

@@ -32,3 +32,6 @@ KERNEL_MEMORY = 1 << 30
 # hard limit, at which the kernel's own threads would fail and the kernel die with every later exercise.
 MEMORY_WATCH = KERNEL_MEMORY * 3 // 4
 ADDRESS_SPACE = 4 << 30  # bytes of address space (RLIMIT_AS): an honest kernel maps about 0.8 GB
+# Bytes a notebook may write into the sandbox's /dev/shm (POSIX shared memory, a tmpfs: it holds memory),
+# where bwrap can size a tmpfs (sandbox.device_folder). An honest notebook of this course writes none.
+SHM_LIMIT = 64 << 20

@@ -1,8 +1,9 @@
 """Running one notebook: a fresh, offline kernel, the learner's cells and the grader's, within limits.
 
-The one place that talks to kernels, through the public interfaces of nbclient (a plain
-NotebookClient, its timeout settings and cell hooks) and jupyter_client (a kernel spec, a
-registered provisioner, the kernel manager and client); what the run means is decided in rows.py.
+The one place that talks to kernels, through the public interfaces of nbclient (its NotebookClient,
+whose `output` method is wrapped to cap what is kept: outputs.py; its timeout settings and cell hooks)
+and jupyter_client (a kernel spec, a registered provisioner, the kernel manager and client); what the
+run means is decided in rows.py.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -19,11 +19,13 @@ from pathlib import Path
 from queue import Empty
 from typing import Any
 
+from .emptying import remove_tree
 from .grader_reports import take_report
 from .kernel_cells import grader_cell_source
 from .kernels import KERNEL_NAME
 from .limits import AFTER_A_STOP, CHECK_SECONDS, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, MEMORY_WATCH, STUCK_GRACE
 from .outcome import Outcome
+from .outputs import capped_client
 from .plan import GraderCell, Plan
 from .sandbox import Isolation, bwrap_argv, read_only_paths
 from .slots import Slot
@@ -149,8 +151,12 @@ class Grader:
             self.notes.append(f"kernels are started the plain way: the kernel template failed ({'; '.join(failures)})")
 
     async def close(self) -> None:
+        """Every template stopped and the temporary folder removed (a failure is a note: the gradebook comes first)."""
         await asyncio.gather(*(slot.stop() for slot in self.slots), return_exceptions=True)
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        try:
+            remove_tree(self.tmp)
+        except OSError as error:
+            self.notes.append(f"could not remove the temporary folder {self.tmp}: {error}")
 
     @staticmethod
     def _cell_limit(plan: Plan, outcome: Outcome) -> float:
@@ -231,8 +237,8 @@ class Grader:
             outcome.died_at = None
 
     def _client(self, plan: Plan, outcome: Outcome, km):
-        """A plain NotebookClient: cells interrupted at their limit, timeouts recorded from its hook."""
-        from nbclient import NotebookClient
+        """nbclient's NotebookClient, its outputs capped as they arrive (outputs.py): cells interrupted at their
+        limit, timeouts recorded from its hook."""
 
         def record_timeout(cell, cell_index: int, execute_reply: dict) -> None:
             content = (execute_reply or {}).get("content", {})
@@ -245,7 +251,7 @@ class Grader:
             limit_of[outcome.current] = self._cell_limit(plan, outcome)
             return limit_of[outcome.current]
 
-        return NotebookClient(
+        return capped_client()(
             plan.notebook, km=km, kernel_name=KERNEL_NAME, timeout=self.cell_timeout,
             timeout_func=cell_limit,
             interrupt_on_timeout=True, error_on_timeout=TIMEOUT_ERROR, on_cell_executed=record_timeout,

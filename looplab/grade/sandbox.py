@@ -34,6 +34,7 @@ of files a notebook writes into its folders is not limited, only their size.
 
 from __future__ import annotations
 
+import functools
 import os
 import resource
 import shutil
@@ -42,7 +43,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .limits import ADDRESS_SPACE, KERNEL_MEMORY
+from .limits import ADDRESS_SPACE, KERNEL_MEMORY, SHM_LIMIT
 
 ISOLATIONS = ("auto", "bwrap", "none")
 BWRAP = "bwrap"
@@ -126,7 +127,7 @@ def bwrap_argv(writable: list[Path], read_only: list[Path], hidden: list[Path] =
     writable but `writable`.
     """
     argv = [bwrap, "--unshare-all", "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--proc", "/proc", "--dev", "/dev"]
+            "--proc", "/proc", *device_folder(bwrap)]
     for name in SYSTEM_PATHS:
         path = Path(name)
         if path.is_symlink():
@@ -145,6 +146,28 @@ def bwrap_argv(writable: list[Path], read_only: list[Path], hidden: list[Path] =
     for path in writable:
         argv += ["--bind", str(path), str(path)]
     return argv + ["--remount-ro", "/", "--"]
+
+
+def device_folder(bwrap: str = BWRAP) -> list[str]:
+    """/dev as bwrap makes it (the device nodes), read-only, and /dev/shm a tmpfs of its own, at most SHM_LIMIT bytes
+    where this bwrap can size one (`--size`, bubblewrap 0.8 and later).
+
+    Why: bwrap's /dev is a writable tmpfs that lives as long as the sandbox, which for a slot's template is
+    the whole run: files written there would reach the next notebook and hold memory no limit counts.
+    Read-only, only /dev/shm (which POSIX shared memory and multiprocessing need) is writable, and it is
+    emptied before the next notebook (kernels._clear_namespace)."""
+    size = ["--size", str(SHM_LIMIT)] if _can_size(shutil.which(bwrap) or bwrap) else []
+    return ["--dev", "/dev", *size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+
+
+@functools.cache
+def _can_size(bwrap: str) -> bool:
+    """Whether this bwrap has `--size` (its --help lists it)."""
+    try:
+        shown = subprocess.run([bwrap, "--help"], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--size" in shown.stdout + shown.stderr
 
 
 @dataclass(frozen=True)
