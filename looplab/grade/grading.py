@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .course import load_course
@@ -34,6 +34,10 @@ class GradingOptions:
     isolation: str | Isolation = "auto"  # auto, bwrap, none (sandbox.choose), or what choose() already said
     feedback: Path | None = None  # where the executed copies with their grade go
     progress: bool = False  # show each graded submission on stderr
+    # Gradescope: one submission. `one_learner`: every notebook under the paths is one learner's (an upload,
+    # whatever its files are named); `single`: paths holding several learners are refused (a class folder).
+    one_learner: bool = False
+    single: bool = False
 
 
 @dataclass
@@ -79,7 +83,7 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
     try:
         course = load_course()
         try:
-            submissions = sorted(collect(paths, list(course)), key=submission_order)
+            submissions = sorted(one_submission(collect(paths, list(course)), options), key=submission_order)
         except FileNotFoundError as error:
             raise UsageError(str(error)) from None
         roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
@@ -120,6 +124,20 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
         one_row(submission, Status.GRADER_ERROR, not_graded)]]
     return GradingResult(rows, len(graded), grader.notes, feedback={file: target for target, file in taken.items()},
                          stopped=stopped)
+
+
+def one_submission(submissions: list[Submission], options: GradingOptions) -> list[Submission]:
+    """The submissions, as one learner's if `one_learner` says so (named after the first); with `single`, refused
+    (UsageError) when they are several learners': one Gradescope results.json would merge a class into one."""
+    if options.one_learner and submissions:
+        return [replace(submission, learner=submissions[0].learner) for submission in submissions]
+    learners = list(dict.fromkeys(submission.learner for submission in submissions))
+    if options.single and len(learners) > 1:
+        shown = ", ".join(learners[:5]) + (f" and {len(learners) - 5} more" if len(learners) > 5 else "")
+        raise UsageError(f"--gradescope is for one submission (Gradescope grades each upload on its own), but these "
+                         f"paths hold {len(learners)} learners ({shown}): grade a class without --gradescope, or add "
+                         "--one-submission if every notebook here is one learner's")
+    return submissions
 
 
 async def grade_submission(submission: Submission, course: dict, grader: Grader, feedback: Path | None,

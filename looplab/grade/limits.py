@@ -35,3 +35,7 @@ ADDRESS_SPACE = 4 << 30  # bytes of address space (RLIMIT_AS): an honest kernel 
 # Bytes a notebook may write into the sandbox's /dev/shm (POSIX shared memory, a tmpfs: it holds memory),
 # where bwrap can size a tmpfs (sandbox.device_folder). An honest notebook of this course writes none.
 SHM_LIMIT = 64 << 20
+# Bytes of a submitted notebook the grader reads: a file larger than this gets its own row ("too large") and
+# is never opened (a 300 MB attachment grew the grader to 1.3 GB). The course's notebooks, executed, are
+# well under 1 MB; an image or two still fits.
+SUBMISSION_LIMIT = 20 << 20

@@ -192,7 +192,7 @@ def capped_client():
                 self.kept_outputs.clear(cell_index)
 
         def output(self, outs, msg, display_id, cell_index):
-            pending_clear = self.clear_before_next_output
+            pending_clear = getattr(self, "clear_before_next_output", False)  # set by nbclient once a cell runs
             out = super().output(outs, msg, display_id, cell_index)
             if out is None:  # an output widget took it, or not an output
                 return out

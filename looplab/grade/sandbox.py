@@ -175,6 +175,7 @@ class Isolation:
     """What `--isolation` resolved to: whether kernels run in bubblewrap, and if not, why (for the instructor)."""
     sandboxed: bool
     note: str | None = None  # said first and in the summary when kernels are NOT isolated
+    problem: str | None = None  # why bubblewrap could not run (`auto`), in bwrap's words
 
 
 class IsolationUnavailable(Exception):
@@ -213,4 +214,4 @@ def choose(isolation: str, bwrap: str = BWRAP) -> Isolation:
         raise IsolationUnavailable(f"--isolation bwrap: {problem}")
     return Isolation(False, f"kernels are NOT isolated: {problem}. Learners' code runs as you and can read "
                             "other submissions and your files; grade in a throwaway account or container, "
-                            "or on a host that allows unprivileged user namespaces")
+                            "or on a host that allows unprivileged user namespaces", problem)

@@ -10,7 +10,7 @@ from enum import Enum
 
 from ..checks.core import COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SOLVED
 from .in_kernel import CRASHED, UNDEFINED
-from .limits import AFTER_A_STOP
+from .limits import AFTER_A_STOP, SUBMISSION_LIMIT
 
 # The words README.md shows for the variable parts of a status.
 README_PLACEHOLDERS = {"stops": "cell N ran past the S s limit", "seconds": "S", "where": "in cell N"}
@@ -50,6 +50,10 @@ class Status(Enum):
     INVALID_JSON = ("invalid JSON", "(one row) the file is broken")
     NOT_A_NOTEBOOK = ("not a notebook", "(one row) the file is broken")
     UNREADABLE = ("cannot be read", "(one row) the file is broken")
+    TOO_LARGE = ("too large", f"(one row) the file is larger than the {SUBMISSION_LIMIT >> 20} MB the grader reads; "
+                              "it was not read")
+    LINKED = ("a link, not read", "(one row) the submission is a symbolic link, or lies in a linked folder: the grader "
+                                  "reads no file through a link (it would be another file, graded as this learner's)")
     OTHER_COURSE = ("not a notebook of this course",
                     "(one row) its exercises are not a course notebook's; the message lists them")
     NO_NOTEBOOK = ("no notebook found", "(one row) a learner's folder holds no notebook")
