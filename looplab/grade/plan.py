@@ -77,9 +77,9 @@ def _read_at_most(submission: Submission, limit: int, guessed: str) -> bytes:
         raw = handle.read(limit + 1) if size <= limit else b""
     if size > limit or len(raw) > limit:
         shown = max(size, len(raw))
-        raise Ungradable(Status.TOO_LARGE, f"the file is {shown / (1 << 20):.1f} MB; the grader reads notebooks of up "
-                                           f"to {limit >> 20} MB (clear large outputs and attachments, then hand it "
-                                           "in again)", guessed)
+        raise Ungradable(Status.TOO_LARGE, f"the file is {shown:,} bytes; the grader reads notebooks of up to "
+                                           f"{limit:,} bytes ({limit >> 20} MB): clear large outputs and attachments, "
+                                           "then hand it in again", guessed)
     return raw
 
 
