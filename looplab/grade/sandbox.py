@@ -18,7 +18,10 @@ user namespaces without root, in a few milliseconds, so every notebook can have 
 - its own PID namespace: the grader, the other kernels and their templates are invisible and
   cannot be signalled; bwrap's init kills everything in there when the sandbox ends, so nothing
   started with `setsid` outlives it;
-- no capabilities, no new privileges (bwrap sets PR_SET_NO_NEW_PRIVS).
+- no capabilities, no new privileges (bwrap sets PR_SET_NO_NEW_PRIVS);
+- /dev read-only but for /dev/shm, a tmpfs of its own of at most SHM_LIMIT bytes (`device_folder`),
+  emptied before the next notebook, as are the System V IPC objects of its IPC namespace
+  (kernels._clear_namespace) and the slot's folders (slots.py, emptying.py).
 
 Hosts that forbid unprivileged user namespaces (AppArmor's
 `kernel.apparmor_restrict_unprivileged_userns=1` on Ubuntu 24.04, many CI runners) make `bwrap`
@@ -27,9 +30,11 @@ fail with "setting up uid map: Permission denied": `probe()` finds that out once
 (`limit_resources`, setrlimit) apply with or without bubblewrap.
 
 Not covered: /etc is readable as a whole (as root that includes /etc/shadow); bwrap's own command
-line, in the sandbox's /proc/1/cmdline, shows which folders are bound (not what they hold); System V
-IPC objects live as long as the slot's sandbox (/dev/shm is emptied between notebooks); the number
-of files a notebook writes into its folders is not limited, only their size.
+line, in the sandbox's /proc/1/cmdline, shows which folders are bound (not what they hold); what a
+notebook writes into its folders (on disk, in the grader's temporary folder) is limited per file
+(RLIMIT_FSIZE), not in total while it runs: a limit on the total would need a file system of its own
+per slot (a sized tmpfs mounted outside the sandbox, which needs root; inside it the grader could not
+reach the kernel's IPC sockets). It is all removed before the next notebook.
 """
 
 from __future__ import annotations
