@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from looplab import grade
-from looplab.grade.emptying import empty_folder, remove_tree
+from looplab.grade.emptying import disk_use, empty_folder, remove_tree
 from looplab.grade.limits import SUBMISSION_LIMIT
 from looplab.grade.status import Status
 from tests.test_grade import NB1, STEMS, SUBMISSIONS
@@ -104,3 +104,13 @@ def test_a_submission_over_the_size_limit_is_its_own_row_and_never_read(tmp_path
     assert raised.value.status is Status.TOO_LARGE and raised.value.notebook == NB1
     assert f"the grader reads notebooks of up to {SUBMISSION_LIMIT:,} bytes ({SUBMISSION_LIMIT >> 20} MB)" \
         in raised.value.message
+
+
+def test_what_a_notebook_wrote_is_counted_in_bytes_and_in_files_and_the_count_stops_at_its_limit(tmp_path):
+    deep_tree(tmp_path / "work", 50)
+    (tmp_path / "work" / "big").write_bytes(bytes(1 << 20))
+    (tmp_path / "work" / "link").symlink_to("/usr")  # never followed
+    used, entries = disk_use([tmp_path / "work"], 1 << 30, 10_000)
+    assert used >= 1 << 20 and entries == 50 + 1 + 1 + 1  # the folders, the one file in them, big, link
+    assert disk_use([tmp_path / "work"], 1000, 10_000)[0] > 1000
+    assert disk_use([tmp_path / "work"], 1 << 30, 10)[1] == 11  # stopped at the limit, not counted to the end

@@ -287,6 +287,13 @@ print("READER dev", sorted(entry for entry in os.listdir("/dev") if "looplab" in
 print("READER shm", sorted(os.listdir("/dev/shm")))
 print("READER sysv", len(open("/proc/sysvipc/shm").read().splitlines()) - 1)
 """
+FILLER = """
+import os, time
+for number in range(2):  # blocks taken on the grader's disk at once, without writing them
+    with open(f"filler-{number}", "wb") as handle:
+        os.posix_fallocate(handle.fileno(), 0, 600 << 20)
+time.sleep(30)  # the grader stops it (it looks every second) before the cell limit (5 s)
+"""
 FLOOD = """
 import time
 line, end = "x" * 99_999, time.time() + 3
@@ -299,6 +306,7 @@ def litter_class(submissions: Path, isolated: bool) -> None:
     """Honest learners graded after hostile ones in one slot (`--jobs 1`); links and an oversized file beside them."""
     honest(submissions)
     write(with_cell(DEEP + (DEV_LITTER if isolated else ""), "hostile-litter"), submissions / "a_litter" / f"{NB1}.ipynb")
+    write(with_cell(FILLER, "hostile-filler"), submissions / "b_filler" / f"{NB1}.ipynb")
     write(with_cell(FLOOD, "hostile-flood"), submissions / "b_flood" / f"{NB1}.ipynb")
     write(with_cell(READER if isolated else READER.split('print("READER dev"')[0], "hostile-reader"),
           submissions / "c_reader" / f"{NB1}.ipynb")
@@ -330,6 +338,7 @@ def test_what_a_notebook_leaves_behind_never_reaches_the_next_and_the_gradebook_
         assert [row[5] for row in result[hostile]] == ["solved"] * len(result[hostile]), result[hostile]
     assert [row[5] for row in result["f_link"] + result["g_linked_folder"]] == ["a link, not read"] * 2
     assert [row[5] for row in result["h_huge"]] == ["too large"]
+    assert {row[5] for row in result["b_filler"]} == {"stopped: the notebook wrote more than 1024 MB into its folders"}
     assert left == []  # its temporary folder removed, the deep tree with it
 
     litter = outputs_of(feedback, "a_litter")

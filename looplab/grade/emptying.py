@@ -116,3 +116,26 @@ def remove_ipc_objects() -> None:
             fields = line.split()
             if len(fields) > 1 and fields[1].isdigit():
                 call(int(fields[1]))
+
+
+def disk_use(folders: list[Path], bytes_limit: int, entries_limit: int) -> tuple[int, int]:
+    """(bytes on disk, files and folders) under `folders`, counted without recursion or links; the count stops
+    as soon as either passes its limit, so a tree of any size costs at most `entries_limit` looks."""
+    used = entries = 0
+    pending = [str(folder) for folder in folders]
+    while pending:
+        try:
+            listing = list(os.scandir(pending.pop()))
+        except OSError:
+            continue
+        for entry in listing:
+            entries += 1
+            try:
+                used += entry.stat(follow_symlinks=False).st_blocks * 512
+            except OSError:
+                pass
+            if used > bytes_limit or entries > entries_limit:
+                return used, entries
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+    return used, entries

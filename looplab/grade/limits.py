@@ -39,3 +39,10 @@ SHM_LIMIT = 64 << 20
 # is never opened (a 300 MB attachment grew the grader to 1.3 GB). The course's notebooks, executed, are
 # well under 1 MB; an image or two still fits.
 SUBMISSION_LIMIT = 20 << 20
+# What a notebook may write into its folders (work, home, temp, IPython: on disk, in the grader's temporary
+# folder), all files together: bytes, and files and folders. The grader looks every WRITE_WATCH seconds and
+# stops the notebook past either (runner.Grader._watch_writes), before it fills the disk the class is graded
+# on. An honest notebook of this course writes a few files of a few kilobytes.
+WRITE_LIMIT = 1 << 30
+WRITE_ENTRIES = 10_000
+WRITE_WATCH = 1.0

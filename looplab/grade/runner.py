@@ -19,11 +19,12 @@ from pathlib import Path
 from queue import Empty
 from typing import Any
 
-from .emptying import remove_tree
+from .emptying import disk_use, remove_tree
 from .grader_reports import take_report
 from .kernel_cells import grader_cell_source
 from .kernels import KERNEL_NAME
-from .limits import AFTER_A_STOP, CHECK_SECONDS, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, MEMORY_WATCH, STUCK_GRACE
+from .limits import (AFTER_A_STOP, CHECK_SECONDS, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, MEMORY_WATCH, STUCK_GRACE,
+                     WRITE_ENTRIES, WRITE_LIMIT, WRITE_WATCH)
 from .outcome import Outcome
 from .outputs import capped_client
 from .plan import GraderCell, Plan
@@ -194,7 +195,11 @@ class Grader:
         try:
             session = await self._start(plan, outcome, slot)
             if 0 not in outcome.failures and outcome.died_at is None:
-                await self._run_with_limit(plan, outcome, session)
+                watch = asyncio.create_task(self._watch_writes(slot, outcome, session))
+                try:
+                    await self._run_with_limit(plan, outcome, session)
+                finally:
+                    watch.cancel()
         except Exception as error:
             outcome.error = f"{type(error).__name__}: {error}"
         finally:
@@ -202,6 +207,25 @@ class Grader:
                 await slot.stop()  # its template did not report the kernel's end: a new one for the next notebook
             self._log_time(plan, time.perf_counter() - started)
         return outcome
+
+    @staticmethod
+    async def _watch_writes(slot: Slot, outcome: Outcome, session: Session) -> None:
+        """Kill the kernel once its folders hold more than WRITE_LIMIT bytes or WRITE_ENTRIES files and folders.
+
+        Why here: what a notebook writes is on the grader's disk, which the whole class is graded on, and a
+        file-size limit (RLIMIT_FSIZE) bounds each file, not how many there are. The kernel then dies where it
+        was, and rows.py says why."""
+        while True:
+            await asyncio.sleep(WRITE_WATCH)
+            used, entries = disk_use([slot.scratch, slot.ipc], WRITE_LIMIT, WRITE_ENTRIES)
+            if used > WRITE_LIMIT or entries > WRITE_ENTRIES:
+                outcome.wrote_too_much = (f"more than {WRITE_LIMIT >> 20} MB" if used > WRITE_LIMIT
+                                          else f"more than {WRITE_ENTRIES:,} files and folders")
+                try:
+                    await session.km.provisioner.kill()
+                except Exception:
+                    pass
+                return
 
     @staticmethod
     def _log_time(plan: Plan, seconds: float) -> None:

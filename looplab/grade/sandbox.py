@@ -30,11 +30,13 @@ fail with "setting up uid map: Permission denied": `probe()` finds that out once
 (`limit_resources`, setrlimit) apply with or without bubblewrap.
 
 Not covered: /etc is readable as a whole (as root that includes /etc/shadow); bwrap's own command
-line, in the sandbox's /proc/1/cmdline, shows which folders are bound (not what they hold); what a
-notebook writes into its folders (on disk, in the grader's temporary folder) is limited per file
-(RLIMIT_FSIZE), not in total while it runs: a limit on the total would need a file system of its own
-per slot (a sized tmpfs mounted outside the sandbox, which needs root; inside it the grader could not
-reach the kernel's IPC sockets). It is all removed before the next notebook.
+line, in the sandbox's /proc/1/cmdline, shows which folders are bound (not what they hold). What a
+notebook writes into its folders (on disk, in the grader's temporary folder) is bounded per file by
+RLIMIT_FSIZE and in all by the grader's watch (runner.Grader._watch_writes, once a second), not by the
+file system: that would need one of its own per slot (a sized tmpfs mounted outside the sandbox needs
+root; one inside it would hide the kernel's IPC sockets from the grader). It is all removed before the
+next notebook. System V IPC objects are removed after each notebook; while it runs, the memory of one
+that is no longer attached is counted by no setrlimit.
 """
 
 from __future__ import annotations
