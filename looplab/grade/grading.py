@@ -83,7 +83,7 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
     try:
         course = load_course()
         try:
-            submissions = sorted(one_submission(collect(paths, list(course)), options), key=submission_order)
+            submissions = sorted(for_one_submission(collect(paths, list(course)), options), key=submission_order)
         except FileNotFoundError as error:
             raise UsageError(str(error)) from None
         roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
@@ -126,7 +126,7 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
                          stopped=stopped)
 
 
-def one_submission(submissions: list[Submission], options: GradingOptions) -> list[Submission]:
+def for_one_submission(submissions: list[Submission], options: GradingOptions) -> list[Submission]:
     """The submissions, as one learner's if `one_learner` says so (named after the first); with `single`, refused
     (UsageError) when they are several learners': one Gradescope results.json would merge a class into one."""
     if options.one_learner and submissions:
