@@ -9,6 +9,7 @@ ForkServer.spawn), so the order in `grade` matters.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -127,10 +128,13 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
 
 
 def for_one_submission(submissions: list[Submission], options: GradingOptions) -> list[Submission]:
-    """The submissions, as one learner's if `one_learner` says so (named after the first); with `single`, refused
-    (UsageError) when they are several learners': one Gradescope results.json would merge a class into one."""
+    """The submissions, as one learner's if `one_learner` says so (named after the folder given, Gradescope's
+    `submission`, or the first file's learner); with `single`, refused (UsageError) when they are several
+    learners': one Gradescope results.json would merge a class into one."""
     if options.one_learner and submissions:
-        return [replace(submission, learner=submissions[0].learner) for submission in submissions]
+        first = submissions[0]
+        learner = Path(os.path.abspath(first.given)).name if first.given is not None else first.learner
+        return [replace(submission, learner=learner) for submission in submissions]
     learners = list(dict.fromkeys(submission.learner for submission in submissions))
     if options.single and len(learners) > 1:
         shown = ", ".join(learners[:5]) + (f" and {len(learners) - 5} more" if len(learners) > 5 else "")
