@@ -204,7 +204,8 @@ def serve_forks(outside_pid_namespace: str | None = None) -> None:
 
 
 def _clear_namespace() -> None:
-    """Sandbox only: kill every process but this one (and the namespace's init), reap them, empty /dev/shm."""
+    """Sandbox only: kill every process but this one (and the namespace's init), reap them, empty /dev/shm and
+    remove System V IPC objects (all this notebook's: the sandbox has an IPC namespace of its own)."""
     try:
         os.kill(-1, signal.SIGKILL)  # in a PID namespace of its own: everything a notebook left
     except OSError:
@@ -216,12 +217,12 @@ def _clear_namespace() -> None:
             break
         except InterruptedError:
             continue
-    import shutil
-    for entry in Path("/dev/shm").glob("*") if Path("/dev/shm").is_dir() else ():
-        try:
-            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
-        except OSError:
-            pass
+    from .emptying import empty_folder, remove_ipc_objects
+    try:
+        empty_folder("/dev/shm")
+    except OSError:
+        pass
+    remove_ipc_objects()
 
 
 def _warm_tracebacks() -> None:

@@ -32,3 +32,17 @@ KERNEL_MEMORY = 1 << 30
 # hard limit, at which the kernel's own threads would fail and the kernel die with every later exercise.
 MEMORY_WATCH = KERNEL_MEMORY * 3 // 4
 ADDRESS_SPACE = 4 << 30  # bytes of address space (RLIMIT_AS): an honest kernel maps about 0.8 GB
+# Bytes a notebook may write into the sandbox's /dev/shm (POSIX shared memory, a tmpfs: it holds memory),
+# where bwrap can size a tmpfs (sandbox.device_folder). An honest notebook of this course writes none.
+SHM_LIMIT = 64 << 20
+# Bytes of a submitted notebook the grader reads: a file larger than this gets its own row ("too large") and
+# is never opened (a 300 MB attachment grew the grader to 1.3 GB). The course's notebooks, executed, are
+# well under 1 MB; an image or two still fits.
+SUBMISSION_LIMIT = 20 << 20
+# What a notebook may write into its folders (work, home, temp, IPython: on disk, in the grader's temporary
+# folder), all files together: bytes, and files and folders. The grader looks every WRITE_WATCH seconds and
+# stops the notebook past either (runner.Grader._watch_writes), before it fills the disk the class is graded
+# on. An honest notebook of this course writes a few files of a few kilobytes.
+WRITE_LIMIT = 1 << 30
+WRITE_ENTRIES = 10_000
+WRITE_WATCH = 1.0

@@ -148,7 +148,10 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
             if result is None:
                 if stop_index is not None and index >= stop_index:
                     place = _place(plan, stop_index)
-                    if outcome.died_at is not None:
+                    if outcome.wrote_too_much and outcome.died_at is not None:
+                        status = Status.WROTE_TOO_MUCH.text(amount=outcome.wrote_too_much)
+                        message = f"the grader stopped the kernel during {place}, before this exercise was graded"
+                    elif outcome.died_at is not None:
                         status = Status.KERNEL_DIED.text(where=f"in {place}" if place.startswith("cell ")
                                                          else f"during {place}")
                         message = "the kernel exited before this exercise was graded"
@@ -172,7 +175,10 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
         grading_index = next(i for i, grader_cell in checks if last in grader_cell.exercises)
         if stop_index > grading_index:
             place = _place(plan, stop_index)
-            if outcome.died_at is not None:
+            if outcome.wrote_too_much and outcome.died_at is not None:
+                note = (f"note: the notebook wrote {outcome.wrote_too_much} into its folders during {place}, "
+                        "after the grading, and was stopped there")
+            elif outcome.died_at is not None:
                 note = f"note: the kernel died during {place}, after the grading"
             elif outcome.stuck_at is not None:
                 note = f"note: {place} would not stop ({STUCK}); the notebook was stopped there, after the grading"

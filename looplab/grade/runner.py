@@ -1,8 +1,9 @@
 """Running one notebook: a fresh, offline kernel, the learner's cells and the grader's, within limits.
 
-The one place that talks to kernels, through the public interfaces of nbclient (a plain
-NotebookClient, its timeout settings and cell hooks) and jupyter_client (a kernel spec, a
-registered provisioner, the kernel manager and client); what the run means is decided in rows.py.
+The one place that talks to kernels, through the public interfaces of nbclient (its NotebookClient,
+whose `output` method is wrapped to cap what is kept: outputs.py; its timeout settings and cell hooks)
+and jupyter_client (a kernel spec, a registered provisioner, the kernel manager and client); what the
+run means is decided in rows.py.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -19,11 +19,14 @@ from pathlib import Path
 from queue import Empty
 from typing import Any
 
+from .emptying import disk_use, remove_tree
 from .grader_reports import take_report
 from .kernel_cells import grader_cell_source
 from .kernels import KERNEL_NAME
-from .limits import AFTER_A_STOP, CHECK_SECONDS, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, MEMORY_WATCH, STUCK_GRACE
+from .limits import (AFTER_A_STOP, CHECK_SECONDS, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, MEMORY_WATCH, STUCK_GRACE,
+                     WRITE_ENTRIES, WRITE_LIMIT, WRITE_WATCH)
 from .outcome import Outcome
+from .outputs import capped_client
 from .plan import GraderCell, Plan
 from .sandbox import Isolation, bwrap_argv, read_only_paths
 from .slots import Slot
@@ -149,8 +152,12 @@ class Grader:
             self.notes.append(f"kernels are started the plain way: the kernel template failed ({'; '.join(failures)})")
 
     async def close(self) -> None:
+        """Every template stopped and the temporary folder removed (a failure is a note: the gradebook comes first)."""
         await asyncio.gather(*(slot.stop() for slot in self.slots), return_exceptions=True)
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        try:
+            remove_tree(self.tmp)
+        except OSError as error:
+            self.notes.append(f"could not remove the temporary folder {self.tmp}: {error}")
 
     @staticmethod
     def _cell_limit(plan: Plan, outcome: Outcome) -> float:
@@ -188,7 +195,11 @@ class Grader:
         try:
             session = await self._start(plan, outcome, slot)
             if 0 not in outcome.failures and outcome.died_at is None:
-                await self._run_with_limit(plan, outcome, session)
+                watch = asyncio.create_task(self._watch_writes(slot, outcome, session))
+                try:
+                    await self._run_with_limit(plan, outcome, session)
+                finally:
+                    watch.cancel()
         except Exception as error:
             outcome.error = f"{type(error).__name__}: {error}"
         finally:
@@ -196,6 +207,25 @@ class Grader:
                 await slot.stop()  # its template did not report the kernel's end: a new one for the next notebook
             self._log_time(plan, time.perf_counter() - started)
         return outcome
+
+    @staticmethod
+    async def _watch_writes(slot: Slot, outcome: Outcome, session: Session) -> None:
+        """Kill the kernel once its folders hold more than WRITE_LIMIT bytes or WRITE_ENTRIES files and folders.
+
+        Why here: what a notebook writes is on the grader's disk, which the whole class is graded on, and a
+        file-size limit (RLIMIT_FSIZE) bounds each file, not how many there are. The kernel then dies where it
+        was, and rows.py says why."""
+        while True:
+            await asyncio.sleep(WRITE_WATCH)
+            used, entries = disk_use([slot.scratch, slot.ipc], WRITE_LIMIT, WRITE_ENTRIES)
+            if used > WRITE_LIMIT or entries > WRITE_ENTRIES:
+                outcome.wrote_too_much = (f"more than {WRITE_LIMIT >> 20} MB" if used > WRITE_LIMIT
+                                          else f"more than {WRITE_ENTRIES:,} files and folders")
+                try:
+                    await session.km.provisioner.kill()
+                except Exception:
+                    pass
+                return
 
     @staticmethod
     def _log_time(plan: Plan, seconds: float) -> None:
@@ -231,8 +261,8 @@ class Grader:
             outcome.died_at = None
 
     def _client(self, plan: Plan, outcome: Outcome, km):
-        """A plain NotebookClient: cells interrupted at their limit, timeouts recorded from its hook."""
-        from nbclient import NotebookClient
+        """nbclient's NotebookClient, its outputs capped as they arrive (outputs.py): cells interrupted at their
+        limit, timeouts recorded from its hook."""
 
         def record_timeout(cell, cell_index: int, execute_reply: dict) -> None:
             content = (execute_reply or {}).get("content", {})
@@ -245,7 +275,7 @@ class Grader:
             limit_of[outcome.current] = self._cell_limit(plan, outcome)
             return limit_of[outcome.current]
 
-        return NotebookClient(
+        return capped_client()(
             plan.notebook, km=km, kernel_name=KERNEL_NAME, timeout=self.cell_timeout,
             timeout_func=cell_limit,
             interrupt_on_timeout=True, error_on_timeout=TIMEOUT_ERROR, on_cell_executed=record_timeout,

@@ -14,13 +14,11 @@ visible, and the template kills whatever the notebook left in the sandbox when i
 
 from __future__ import annotations
 
-import os
-import shutil
-import stat
 from pathlib import Path
 
 from jupyter_client.kernelspec import KernelSpecManager
 
+from .emptying import empty_folder
 from .kernels import TEMPLATES, ForkServer, provisioner_registered, write_kernel_spec
 
 # What a sandboxed kernel keeps of the grader's environment: nothing that could hold a secret.
@@ -88,10 +86,11 @@ class Slot:
         self.empty()
 
     def empty(self) -> None:
-        """The slot's writable folders as new (their contents removed whatever the notebook did to them)."""
+        """The slot's writable folders as new (their contents removed whatever the notebook made of them:
+        emptying.py, which no depth, length or permission stops). Raises OSError if anything is left."""
         for folder in (self.scratch, self.ipc):
-            for entry in list(folder.iterdir()) if folder.exists() else ():
-                remove(entry)
+            folder.mkdir(parents=True, exist_ok=True)
+            empty_folder(folder)
         for folder in (self.work, self.home, self.temp, self.ipython):
             folder.mkdir(parents=True, exist_ok=True)
 
@@ -101,28 +100,3 @@ class Slot:
             await self.server.close()
             self.server = None
 
-
-def remove(path: Path) -> None:
-    """Remove a file or a folder, also one the notebook made unreadable (chmod 000)."""
-    def allow(function, name, error):
-        try:
-            os.chmod(os.path.dirname(name), stat.S_IRWXU)
-            if os.path.isdir(name) and not os.path.islink(name):
-                os.chmod(name, stat.S_IRWXU)
-                shutil.rmtree(name, onerror=allow)
-            else:
-                os.unlink(name)
-        except OSError:
-            pass
-
-    if path.is_dir() and not path.is_symlink():
-        try:
-            path.chmod(stat.S_IRWXU)
-        except OSError:
-            pass
-        shutil.rmtree(path, onerror=allow)
-    else:
-        try:
-            path.unlink()
-        except OSError:
-            pass
