@@ -13,8 +13,8 @@ from IPython.display import display
 from ..course import COURSE, Course, resolve
 from ..scripted import TooManyCalls
 from .core import (
-    COURSE_CODE, SAY, CheckFailed, CheckResult, CheckTimeout, Failure, Report, TIME_LIMIT_SECONDS, borrowing, explain,
-    is_the_course_version, isolated, time_limit,
+    COURSE_CODE, SAY, CheckFailed, CheckResult, CheckTimeout, Failure, Report, borrowing, explain,
+    is_the_course_version, isolated, time_limit, time_limit_seconds,
 )
 
 # Every notebook's checks are imported now, not on first use: the grader fingerprints the check
@@ -36,7 +36,7 @@ def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
     handed_in, borrowed = is_the_course_version(obj, own), []
     try:
         if not handed_in:
-            with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS), borrowing(obj, own) as borrowed:
+            with isolated(obj, references), time_limit(*time_limit_seconds()), borrowing(obj, own) as borrowed:
                 checker(obj, report)
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
         failure = explain(error)
