@@ -94,6 +94,11 @@ def cpu_of(pid: int) -> float:
     return sum(int(value) for value in fields[11:15]) / TICK if fields else 0.0
 
 
+def parent_of(pid: int) -> int:
+    fields = _stat(pid)
+    return int(fields[1]) if fields else 0
+
+
 def running(pid: int) -> bool:
     """Not ended: a zombie (ended, its exit not yet collected by its parent) holds nothing and runs nothing."""
     fields = _stat(pid)

@@ -256,11 +256,13 @@ class Grader:
         """The notebook's processes, from the kernel just started: its process (a forked kernel in a sandbox:
         found by its pid in there), or the plain kernel's launcher or sandbox; orphans outside a sandbox."""
         pid = km.provisioner.pid
+        adopted = self.adopted if slot.sandbox is None else (lambda: [])
         if slot.server is not None and slot.sandbox is not None:
             inner, pid = pid, process_tree.outer_pid(slot.server.process_id, pid)
             if pid is None:
                 raise RuntimeError(f"the kernel's process (pid {inner} in its sandbox) was not found")
-        adopted = self.adopted if slot.sandbox is None else (lambda: [])
+            template = process_tree.parent_of(pid)  # in there, orphans go to the template: its other children
+            adopted = lambda: [child for child in process_tree.children(template) if child != pid]  # noqa: E731
         tree = NotebookTree(pid, slot.cgroup, adopted=adopted)
         self.roots.add(pid)
         return tree
