@@ -310,7 +310,7 @@ class Grader:
 
     def _client(self, plan: Plan, outcome: Outcome, km, limits: dict[int, float]):
         """A plain NotebookClient: cells interrupted at their wall-clock bound (WALL_FACTOR times their CPU
-        limit: `_execute` watches the CPU), timeouts recorded from its hook."""
+        limit: `_watch` watches the CPU), timeouts recorded from its hook."""
         from nbclient import NotebookClient
 
         def record_timeout(cell, cell_index: int, execute_reply: dict) -> None:
