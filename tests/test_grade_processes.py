@@ -17,7 +17,7 @@ import pytest
 from looplab.checks.core import CheckTimeout, time_limit, time_limit_seconds
 from looplab.course import COURSE
 from looplab.grade import cgroups, process_tree
-from tests.test_grade import NB1, read_csv, run_grader
+from tests.test_grade import CELL_TIMEOUT, ENDLESS, NB1, WORKDIR, expected_for, given_below, read_csv
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "grading_fixtures"))
 import make_fixtures  # noqa: E402
@@ -150,6 +150,8 @@ if os.fork() == 0:  # a daemon: a new session, its parent gone, so neither the k
         time.sleep(8)
         with open({target!r}, "w") as handle:
             handle.write("learner,notebook,exercise,points\\nme,01_one_tool_call,1.1,1000\\n")
+        with open({results!r}, "w") as handle:
+            handle.write('{{"score": 1000, "tests": []}}')
     os._exit(0)
 os.wait()
 """
@@ -162,27 +164,39 @@ def test_a_detached_child_is_gone_before_the_gradebook_is_written_and_sleeping_c
     the double-forked daemon back and kills it; the cell that sleeps 4 s under a 2 s limit is not stopped:
     the limit is CPU time, its wall-clock bound three times that."""
     needs(way)
-    out, pidfile = tmp_path / "grades.csv", tmp_path / "daemon.pid"
-    notebook = notebook_with([(DETACHES.format(pidfile=str(pidfile), target=str(out)), "fixture-daemon"),
+    out, results, pidfile = tmp_path / "grades.csv", tmp_path / "results.json", tmp_path / "daemon.pid"
+    notebook = notebook_with([(DETACHES.format(pidfile=str(pidfile), target=str(out), results=str(results)),
+                               "fixture-daemon"),
                               ("import time\n\ntime.sleep(4)", "fixture-sleeps")])
     (tmp_path / "submissions" / "learner").mkdir(parents=True)
     nbformat.write(notebook, tmp_path / "submissions" / "learner" / f"{NB1}.ipynb")
     env = dict(os.environ, LOOPLAB_GRADE_CGROUPS=way)
     run = subprocess.run([sys.executable, "-m", "looplab.grade", "submissions", "--isolation", "none",
-                          "--cell-timeout", "2", "--out", str(out), "--quiet"],
+                          "--cell-timeout", "2", "--out", str(out), "--gradescope", str(results), "--quiet"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
     assert run.returncode == 0, run.stderr
-    written = out.read_bytes()
+    written = out.read_bytes(), results.read_bytes()
     daemon = int(pidfile.read_text())
     time.sleep(10)  # past the daemon's 8 s
-    assert out.read_bytes() == written
+    assert (out.read_bytes(), results.read_bytes()) == written
     assert not process_tree.running(daemon), f"the daemon {daemon} outlived the grader"
     _, rows = read_csv(out)
     assert [row[2:4] + row[5:7] for row in rows] == [[e.id, str(e.points), "solved", ""]
                                                     for e in COURSE.notebook(NB1).exercises]
 
 
-def test_the_grader_s_own_run_counts_only_what_it_was_given():
+def test_without_a_cgroup_an_endless_loop_is_stopped_by_its_cpu_time_read_from_proc(tmp_path):
+    """The /proc way, graded: the same rows as the cgroup way (tests/test_grade_limits.py)."""
+    needs("0")
+    out = tmp_path / "grades.csv"
+    run = subprocess.run([sys.executable, "-m", "looplab.grade", f"submissions/{ENDLESS}", "--isolation", "none",
+                          "--cell-timeout", str(CELL_TIMEOUT), "--out", str(out), "--quiet"], cwd=WORKDIR,
+                         capture_output=True, text=True, timeout=600, env=dict(os.environ, LOOPLAB_GRADE_CGROUPS="0"))
+    assert run.returncode == 0, run.stderr
+    assert [tuple(row) for row in read_csv(out)[1]] == given_below(expected_for(ENDLESS))
+
+
+def test_the_limits_of_a_notebook_fit_together():
     """The limits fit together: a wall-clock bound above each CPU limit, the notebook's memory above a kernel's."""
     from looplab.grade import limits
     assert limits.WALL_FACTOR > 1 and limits.CONFIRM_FACTOR > 1

@@ -36,16 +36,19 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent
 # kernel's CPU time (a busy machine must not stop a correct answer), and LOOPLAB_CHECK_WALL_SECONDS, a
 # wall-clock bound beside it for code that sleeps (looplab/grade/limits.py: checks take under 0.1 s offline).
 TIME_LIMIT_SECONDS = 10
+CPU_SECONDS_VARIABLE, WALL_SECONDS_VARIABLE = "LOOPLAB_CHECK_SECONDS", "LOOPLAB_CHECK_WALL_SECONDS"
 
 
 def time_limit_seconds() -> tuple[float, float | None]:
     """(the limit, the wall-clock bound): (10, None) in a learner's notebook, (CPU s, wall s) under the grader.
     Read at each check: a kernel forked from the grader's template gets its own environment after the import."""
-    cpu = os.environ.get("LOOPLAB_CHECK_SECONDS")
+    cpu = os.environ.get(CPU_SECONDS_VARIABLE)
     if not cpu:
         return float(TIME_LIMIT_SECONDS), None
-    wall = os.environ.get("LOOPLAB_CHECK_WALL_SECONDS")
+    wall = os.environ.get(WALL_SECONDS_VARIABLE)
     return float(cpu), float(wall) if wall else 3 * float(cpu)
+
+
 MIME_TYPE = "application/vnd.looplab.check+json"
 
 # What a check found, as a word the grader carries to the gradebook (never read from the English message).
