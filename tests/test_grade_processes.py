@@ -37,7 +37,8 @@ def needs(way: str) -> None:
 
 
 SPINS_THEN_DETACHES = """import os, subprocess, sys, time
-child = subprocess.Popen([sys.executable, "-c", "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 1: pass\\n"
+child = subprocess.Popen([sys.executable, "-c", "import time\\nt = time.process_time()\\n"
+                          "while time.process_time() - t < 1: pass\\n"
                           "import os\\nif os.fork() == 0:\\n    os.setsid()\\n    time.sleep(60)\\n"])
 child.wait()
 time.sleep(30)

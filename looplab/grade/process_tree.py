@@ -140,22 +140,27 @@ class NotebookTree:
     """The processes of the notebook running in one slot, from its kernel's start to its last kill.
 
     `root`: the process the tree hangs from (the kernel, or what started it: a plain kernel's launcher, a
-    sandbox's bwrap), itself counted unless `root_counts` is False (a sandboxed template: only its children
-    are the notebook's). `adopted()`: the orphans the grader adopted (its children it did not start); outside
-    a sandbox they belong to some notebook, and, as nothing says which, to every running one.
+    sandbox's bwrap), itself counted. `adopted()`: the orphans the grader adopted (its children it did not
+    start); outside a sandbox they belong to some notebook, and, as nothing says which, to every running one.
     """
 
-    def __init__(self, root: int, cgroup: Cgroup | None, *, root_counts: bool = True, adopted=lambda: []):
+    def __init__(self, root: int, cgroup: Cgroup | None, *, adopted=lambda: []):
         self.root, self.cgroup = root, cgroup
-        self.root_counts, self.adopted = root_counts, adopted
+        self.adopted = adopted
         self._cpu = 0.0  # the most the /proc reading has said: processes that exit take their time with them
+        self.protected = {root}  # never killed by `enforce`: the kernel, and what started it (`protect`)
         self._base = cgroup.cpu_seconds() if cgroup is not None else 0.0
         if cgroup is not None:
             cgroup.add(self.members())  # before the learner's first cell: nothing it starts is born outside
 
+    def protect(self) -> None:
+        """Once the kernel answers, before the learner's first cell: every process there now is the kernel's
+        own (a plain kernel's launcher, a sandbox's init), never one `enforce` may kill."""
+        self.protected |= set(self.members())
+
     def members(self) -> list[int]:
         """Every live process of the notebook, found in /proc."""
-        own = ([self.root] if self.root_counts else []) + descendants(self.root)
+        own = [self.root] + descendants(self.root)
         orphans = [pid for orphan in self.adopted() for pid in [orphan] + descendants(orphan)]
         return own + [pid for pid in orphans if pid not in own]
 
@@ -168,13 +173,12 @@ class NotebookTree:
 
     def enforce(self, memory: int = NOTEBOOK_MEMORY, tasks: int = NOTEBOOK_TASKS) -> None:
         """Without a cgroup to cap them: the notebook's tasks and memory over their limits, its newest (then
-        biggest) processes but the kernel killed, as the OOM killer would in a memory cgroup."""
+        biggest) processes killed, never the kernel's own (`protect`), as the OOM killer would in a memory cgroup."""
         capped = self.cgroup is not None
         if capped and self.cgroup.memory is not None and self.cgroup.pids is not None:
             return
         members = self.members()
-        kernel = self.root if self.root_counts else (members[0] if members else None)
-        others = [pid for pid in members if pid != kernel]
+        others = [pid for pid in members if pid not in self.protected]
         if not (capped and self.cgroup.pids is not None):
             while others and sum(tasks_of(pid) for pid in members) > tasks:
                 newest = others.pop()

@@ -358,6 +358,7 @@ class Grader:
             kc.context.setsockopt(zmq.RECONNECT_IVL, 5)
             kc.start_channels()
             await _wait_ready(kc, km, 60)
+            session.tree.protect()
             kc.allow_stdin = False
             client.kc = kc
             client.reset_execution_trackers()
