@@ -22,18 +22,26 @@ from tests.test_grade import CELL_TIMEOUT, ENDLESS, NB1, WORKDIR, expected_for, 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "grading_fixtures"))
 import make_fixtures  # noqa: E402
 
-WAYS = [pytest.param("1", id="cgroup"), pytest.param("0", id="proc")]
+WAYS = [pytest.param("", id="cgroup"), pytest.param("0", id="proc")]
 
 
 def needs(way: str) -> None:
     if not sys.platform.startswith("linux"):
         pytest.skip("the grader follows processes on Linux only")
-    if way == "1" and cgroups.make("probe") is None:
-        pytest.skip("no cgroup can be made here (not root, no delegation)")
-    group = cgroups.make("probe") if way == "1" else None
-    if group is not None:
-        group.remove()
-        cgroups.remove_parents()
+    if way == "0":
+        return
+    previous = os.environ.get("LOOPLAB_GRADE_CGROUPS")
+    os.environ["LOOPLAB_GRADE_CGROUPS"] = way
+    try:
+        group = cgroups.make("probe")
+    finally:
+        os.environ.pop("LOOPLAB_GRADE_CGROUPS")
+        if previous is not None:
+            os.environ["LOOPLAB_GRADE_CGROUPS"] = previous
+    if group is None:
+        pytest.skip(f"no cgroup {way or ''} can be made here (not root, no delegation)")
+    group.remove()
+    cgroups.remove_parents()
 
 
 SPINS_THEN_DETACHES = """import os, subprocess, sys, time
@@ -45,12 +53,14 @@ time.sleep(30)
 """
 
 
-@pytest.mark.parametrize("way", WAYS)
+@pytest.mark.parametrize("way", [*WAYS, pytest.param("v1", id="cgroup-v1"), pytest.param("v2", id="cgroup-v2")])
 def test_the_tree_counts_its_subprocesses_cpu_and_every_process_is_killed(way, monkeypatch):
     needs(way)
     monkeypatch.setenv("LOOPLAB_GRADE_CGROUPS", way)
     group = cgroups.make("test-tree")
-    assert (group is not None) == (way == "1")
+    assert (group is not None) == (way != "0")
+    if group is not None and way in ("v1", "v2"):
+        assert set(group.version.values()) == {int(way[1])}, group.describe()
     process_tree.become_subreaper()  # the detached grandchild comes back to this process, not to init
     root = subprocess.Popen([sys.executable, "-c", SPINS_THEN_DETACHES])
     try:

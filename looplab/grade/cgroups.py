@@ -16,7 +16,8 @@ On a hybrid machine (v1 controllers beside an empty v2 hierarchy) each need take
 serves it. A slot's groups are made under the grader's own (so the limits of whatever runs the grader
 still hold), named after the grader's pid. Where none can be made (not root, no delegation: a learner's
 laptop, most containers), `make` says None and process_tree.py polls /proc instead.
-`LOOPLAB_GRADE_CGROUPS=0` forces that fallback (the tests grade both ways).
+`LOOPLAB_GRADE_CGROUPS=0` forces that fallback (the tests grade both ways); `v1` or `v2` uses that
+version only (the tests try each where the machine has it).
 """
 
 from __future__ import annotations
@@ -170,14 +171,15 @@ def _make_folder(base: Path, name: str) -> Path | None:
 def make(name: str, memory: int = NOTEBOOK_MEMORY, tasks: int = NOTEBOOK_TASKS) -> Cgroup | None:
     """A slot's groups, `<grader's group>/looplab-grade-<pid>/<name>` in each hierarchy that lets us, with
     the notebook's memory and task limits set; None where no group can be made (or LOOPLAB_GRADE_CGROUPS=0)."""
-    if os.environ.get("LOOPLAB_GRADE_CGROUPS", "1") == "0" or not Path("/proc/self/cgroup").exists():
+    only = os.environ.get("LOOPLAB_GRADE_CGROUPS", "")  # "0": none; "v1" or "v2": that version only (tests)
+    if only == "0" or not Path("/proc/self/cgroup").exists():
         return None
     own = _own_paths()
     folders: dict[str, Path] = {}
     version: dict[str, int] = {}
     parent = f"looplab-grade-{os.getpid()}"
     for mount, kind, options in _mounts():
-        if kind == "cgroup":
+        if kind == "cgroup" and only != "v2":
             for controller in V1_CONTROLLERS:
                 need = "cpu" if controller == "cpuacct" else controller
                 if controller in options and need not in folders and controller in own:
@@ -186,7 +188,7 @@ def make(name: str, memory: int = NOTEBOOK_MEMORY, tasks: int = NOTEBOOK_TASKS) 
                     if folder is not None:
                         folders[need], version[need] = folder, 1
     for mount, kind, options in _mounts():
-        if kind == "cgroup2" and "" in own:
+        if kind == "cgroup2" and "" in own and only != "v1":
             base = Path(mount) / own[""].lstrip("/")
             top = _make_folder(base, parent)
             if top is None:
