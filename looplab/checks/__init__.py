@@ -15,7 +15,7 @@ from ..scripted import TooManyCalls
 from . import core
 from .core import (
     COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SAY, CheckFailed, CheckResult, CheckTimeout, Failure, Report, Session,
-    TIME_LIMIT_SECONDS, borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, time_limit,
+    borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, time_limit, time_limit_seconds,
 )
 from .. import api_shape
 from .source import CELL, FUNCTION, latest_definition, stub_left
@@ -51,7 +51,7 @@ def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: s
     api_shape.warm()  # the offline API's first use, paid outside the learner's time limit
     try:
         if not handed_in:
-            with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS), borrowing(obj, own) as borrowed:
+            with isolated(obj, references), time_limit(*time_limit_seconds()), borrowing(obj, own) as borrowed:
                 checker(obj, report)
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
         failure = explain(error)

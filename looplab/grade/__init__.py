@@ -23,9 +23,11 @@ How a notebook is graded
   IPython directory, emptied before the next notebook), in a temporary folder holding a copy of the
   file. Errors don't stop the run. What it prints is capped as it arrives (outputs.py); the folders it
   wrote are emptied whatever tree it left (emptying.py); the gradebook is written whatever fails.
-  A cell that runs past `--cell-timeout` is interrupted and the run goes on, the cells after it with
-  a shorter limit; a check stops the learner's code sooner than in the notebook; the whole notebook
-  is stopped at `--timeout` (limits.py says how long each, and why). `--jobs N` (default: one per
+  A cell that computes past `--cell-timeout` (CPU seconds of the notebook's processes, with a
+  wall-clock bound 3x as long) is interrupted and the run goes on, the cells after it with a shorter
+  limit; a check stops the learner's code sooner than in the notebook; the whole notebook is stopped
+  at `--timeout`; a stopped notebook is graded again with every limit doubled, and that run counts
+  (limits.py says how long each, and why; process_tree.py and cgroups.py how the time is counted). `--jobs N` (default: one per
   core, at most one per 1 GB of free memory, a kernel's data limit)
   grades N notebooks at a time, each in its own kernel, in a job slot of its own (slots.py: its
   folders, its template).

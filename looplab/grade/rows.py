@@ -20,6 +20,8 @@ SYNTAX = re.compile(r"^(?P<message>.*) \((?P<file>[^()]*), line (?P<line>\d+)\)$
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")
 # Why a stopped cell went on running (runner._answers): the words of the rows that say so.
 STUCK = "it went on after the interrupt, as code that catches every exception (a bare `except:`) does"
+# A stop costs points only once a second run, with every limit doubled, stopped the notebook too (runner.Grader.run).
+CONFIRMED = "note: graded a second time with every limit doubled, which stopped it too"
 
 
 def plain_syntax_error(evalue: str) -> str:
@@ -97,6 +99,10 @@ def rows_for(plan: Plan, outcome: Outcome) -> list[Row]:
         message = f"exercise {exercise.id} was added in course version {COURSE.since(exercise)}; {plan.version.describe()}"
         rows[exercise.id] = Row(sub.learner, plan.course.stem, exercise.id, 0, 0, Status.NOT_IN_VERSION.text(),
                                 message, sub.file, plan.version.column)
+    if outcome.confirmed:
+        for row in rows.values():
+            if "stopped" in row.status or "stopped" in row.message:
+                row.message = f"{row.message}; {CONFIRMED}" if row.message else CONFIRMED
     return [rows[e.id] for e in plan.course.exercises if e.id in rows]
 
 

@@ -10,6 +10,10 @@ kills its template harms only itself.
 With bubblewrap (sandbox.py) the slot is also a sandbox: the template runs inside it (a plain
 kernel is started inside a new one each time), only the slot's own folders are writable and
 visible, and the template kills whatever the notebook left in the sandbox when its kernel exits.
+
+Where this machine lets the grader make cgroups (cgroups.py), the slot also has its own: each
+notebook's kernel is moved in as it starts, so the notebook's CPU time, memory and tasks are
+counted and capped together, and everything it started is killed at once when it ends.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 from jupyter_client.kernelspec import KernelSpecManager
 
 from .emptying import empty_folder
+from . import cgroups
 from .kernels import TEMPLATES, ForkServer, provisioner_registered, write_kernel_spec
 
 # What a sandboxed kernel keeps of the grader's environment: nothing that could hold a secret.
@@ -42,6 +47,7 @@ class Slot:
         self.server: ForkServer | None = None
         self.specs: KernelSpecManager = write_kernel_spec(folder / "kernels", None, sandbox)
         self.failure: str | None = None  # why the template did not start (the slot then starts plain kernels)
+        self.cgroup = cgroups.make(folder.name)  # None: the notebook's processes are followed in /proc
 
     def env(self, base: dict) -> dict:
         """The kernel's environment: its own IPython directory; in a sandbox, its own home and temp too."""
@@ -99,4 +105,10 @@ class Slot:
             TEMPLATES.pop(self.server.key, None)
             await self.server.close()
             self.server = None
+
+    def remove_cgroup(self) -> None:
+        """At the grader's end: whatever is still in the slot's cgroup killed, and the cgroup removed."""
+        if self.cgroup is not None:
+            self.cgroup.kill()
+            self.cgroup.remove()
 
