@@ -333,6 +333,15 @@ def schema_error(schema) -> str | None:
     return _schema_verdict(text)
 
 
+def warm() -> None:
+    """Pay now, once, what the first request would pay: the tree from the SDK's types, and jsonschema's
+    import and metaschema (a few hundred ms, seconds on a loaded machine). A check's time limit, and
+    the grader's kernel template, call it before the learner's code runs, so no answer is ever timed
+    for the course's own first use."""
+    request()
+    schema_error({"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]})
+
+
 # --- walking a body --------------------------------------------------------------------------
 
 

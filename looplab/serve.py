@@ -166,17 +166,19 @@ class Call:
     # --- the call ---
 
     def run(self) -> dict:
-        from .checks.core import CheckTimeout, borrowing, isolated, learner_line, time_limit
+        from .checks.core import CheckTimeout, borrowing, isolated, learner_line, time_limit, time_limit_seconds
 
         number = str(self.request.get("number"))
         exercise = COURSE.exercise(number)
         references = {name: resolve(target) for name, target in COURSE.earlier_pieces(number).items()}
         args = decode(self.request.get("args", []), self.tagged)
         kwargs = decode(self.request.get("kwargs", {}), self.tagged)
-        seconds = float(self.request.get("seconds", 1))
+        seconds = float(self.request.get("seconds", 1))  # what is left of the check's budget, by the grader's clock
+        cpu, wall = time_limit_seconds()
+        limit = (seconds,) if wall is None else (min(cpu, seconds), seconds)  # under the grader: CPU seconds
         borrowed: list[str] = []
         try:
-            with (time_limit(seconds), isolated(self.obj, references),
+            with (time_limit(*limit), isolated(self.obj, references),
                   borrowing(self.obj, resolve(exercise.reference)) as borrowed, self.redirected()):
                 value = self.obj(*args, **kwargs)
                 self.kept.message()

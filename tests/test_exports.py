@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -245,7 +246,7 @@ def exported(tmp_path_factory):
     (tmp / "roster.csv").write_text(ROSTER.replace("alice", "partial"), encoding="utf-8")
     run = run_grader("submissions", "--jobs", "2", "--cell-timeout", "60", "--out", "grades.csv",
                      "--feedback", "feedback", "--report", "report/class.html", "--roster", "roster.csv",
-                     "--canvas", "canvas.csv", "--gradescope", "results.json", "--quiet", cwd=tmp)
+                     "--canvas", "canvas.csv", "--quiet", cwd=tmp)
     assert run.returncode == 0, run.stderr
     return tmp, run
 
@@ -279,18 +280,41 @@ def test_the_command_line_writes_the_report_with_links_to_feedback(exported):
     assert 'data-learner="stub"' in page and 'id="not-on-roster"' in page
 
 
-def test_the_command_line_writes_gradescope_results(exported):
+def test_gradescope_results_are_refused_for_a_class_folder(exported):
+    """One results.json is one submission: a class's would be one nameless learner with everyone's tests."""
     tmp, _ = exported
-    document = json.loads((tmp / "results.json").read_text())
+    run = run_grader("submissions", "--gradescope", "results.json", "--out", "class.csv", "--quiet", cwd=tmp)
+    assert run.returncode == 2 and "--gradescope is for one submission" in run.stderr, run.stderr
+    assert "3 learners (=2+3, partial, stub)" in run.stderr
+    assert not (tmp / "results.json").exists() and not (tmp / "class.csv").exists()
+
+
+def test_one_upload_holding_a_notebook_under_several_names_scores_it_once():
+    """Four copies of notebook 1 under four names (each a "learner" by the file-name rule) were 4 x 5 points."""
+    copies = [replace(row, learner=name, file=f"submission/{name}.ipynb") for name in ("a", "b", "c", "d")
+              for row in one_learner("alice") if row.notebook == NB1]
+    document = results(copies, course=CLASS_COURSE)
     assert_gradescope_shape(document)
-    exercises = {notebook.stem: len(notebook.exercises) for notebook in COURSE.notebooks}
-    assert len(document["tests"]) == 3 * exercises[NB1] + exercises[NB2]  # partial's two notebooks, stub, =2+3
+    assert document["score"] == 5 and [t["number"] for t in document["tests"]] == ["1.1", "1.2", "1.3"]
+    assert "One tool call was handed in 4 times: only the last copy counts (d.ipynb); not counted: a.ipynb, b.ipynb, " \
+           "c.ipynb." in document["output"]
+
+
+def test_results_say_when_kernels_were_not_isolated():
+    from looplab.grade.gradescope import not_isolated
+
+    document = results(one_learner("bob"), course=CLASS_COURSE,
+                       notes=[not_isolated("bwrap cannot make a sandbox here: setting up uid map: Permission denied")])
+    assert document["output"].splitlines()[-1].startswith("Warning: this submission was graded WITHOUT isolation "
+                                                          "(bwrap cannot make a sandbox here: setting up uid map")
+    assert "WITHOUT isolation (--isolation none)" in not_isolated(None)
 
 
 def test_the_gradescope_autograder_grades_one_submission(tmp_path):
     root = tmp_path / "autograder"
     (root / "submission").mkdir(parents=True)
     shutil.copy(SUBMISSIONS / "partial" / f"{NB1}.ipynb", root / "submission")
+    shutil.copy(SUBMISSIONS / "partial" / f"{NB1}.ipynb", root / "submission" / "a_copy.ipynb")  # counted once
     env = dict(os.environ, AUTOGRADER_ROOT=str(root), PYTHON=sys.executable)
     run = subprocess.run(["bash", str(GRADESCOPE / "run_autograder")], env=env, capture_output=True, text=True,
                          timeout=240)
@@ -301,6 +325,7 @@ def test_the_gradescope_autograder_grades_one_submission(tmp_path):
     assert [(t["number"], t["score"], t["status"]) for t in document["tests"]] == [
         ("1.1", 2, "passed"), ("1.2", 0, "failed"), ("1.3", 0, "failed"), *[(e.id, e.points, "passed") for e in later]]
     assert document["score"] == 2 + sum(e.points for e in later)
+    assert "was handed in 2 times: only the last copy counts (a_copy.ipynb)" in document["output"]
     assert (root / "submission" / f"{NB1}.ipynb").read_bytes() == (SUBMISSIONS / "partial" / f"{NB1}.ipynb").read_bytes()
 
 

@@ -26,7 +26,8 @@ from looplab import grade
 from looplab.checks import run_check
 from looplab.course import COURSE
 from looplab.exercises import SOLUTIONS
-from looplab.grade.limits import AFTER_A_STOP, CHECK_SECONDS
+from looplab.grade.limits import AFTER_A_STOP, CHECK_SECONDS, CONFIRM_FACTOR
+from looplab.grade.rows import CONFIRMED
 
 FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
 sys.path.insert(0, str(FIXTURES))
@@ -176,19 +177,22 @@ def expected_rows() -> list[tuple]:
     loop, later = f"endless_loop/{NB1}.ipynb", after(NB1, "1.3")
     # The loop's cell is stopped at the cell limit. Its check cell, under the shorter limit after a stop
     # (AFTER_A_STOP), ends first by the check's own (CHECK_SECONDS); the cell that tries the function once
-    # more is stopped at the shorter limit, and reported on the first exercise graded after it.
-    first = f"cell {exercise_cell(loop, '1.3')} ran past the 5 s limit"
+    # more is stopped at the shorter limit, and reported on the first exercise graded after it. The stop is
+    # confirmed by a second run with every limit doubled (CONFIRM_FACTOR): its rows count, naming those limits.
+    twice = CONFIRM_FACTOR
+    first = f"cell {exercise_cell(loop, '1.3')} ran past the {CELL_TIMEOUT * twice} s limit"
     again = fixture_cell(loop, lambda cell: cell.get("id") == "fixture-again")
-    timeout = ("1.3", 0, f"stopped: {first}" + ("" if later else f", cell {again} past the {AFTER_A_STOP} s limit"),
-               Has(f"your code was still running after {CHECK_SECONDS} seconds"))
+    timeout = ("1.3", 0, f"stopped: {first}" + ("" if later else f", cell {again} past the {AFTER_A_STOP * twice} s limit"),
+               Has(f"your code was still running after {CHECK_SECONDS * twice} seconds"))
     noted = [(later[0], COURSE.exercise(later[0]).points, "solved",
-              f"note: cell {again} ran past the {AFTER_A_STOP} s limit and was stopped")] if later else []
+              f"note: cell {again} ran past the {AFTER_A_STOP * twice} s limit and was stopped; {CONFIRMED}")
+             ] if later else []
     expected += rows_of("endless_loop", NB1, *solved("1.1", "1.2"), timeout, *noted, *solved(*later[1:]))
     # The loop that catches the interrupt too: the notebook is stopped at that cell, what came before counts.
     swallowed = f"swallowed_interrupt/{NB1}.ipynb"
     expected += rows_of("swallowed_interrupt", NB1, *solved("1.1", "1.2"),
-                        *[(number, 0, f"stopped: cell {exercise_cell(swallowed, '1.3')} ran past the 5 s limit and "
-                           "would not stop", Has("so the notebook was stopped there, before this exercise was graded"))
+                        *[(number, 0, f"stopped: cell {exercise_cell(swallowed, '1.3')} ran past the "
+                           f"{CELL_TIMEOUT * CONFIRM_FACTOR} s limit and would not stop", Has("so the notebook was stopped there, before this exercise was graded"))
                           for number in ["1.3", *after(NB1, "1.3")]])
     # The list that grows is stopped by the memory watch, with the check's words; the kernel lives on.
     expected += rows_of("growing_loop", NB1, ("1.1", 0, "not solved", Has("your code ran out of memory")),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 from pathlib import Path
@@ -97,3 +98,97 @@ def test_the_gradebooks_file_starts_at_the_folder_given_wherever_the_grader_runs
     [alone] = grade.collect([str(SUBMISSIONS / "partial" / f"{NB1}.ipynb")], stems)
     assert alone.file == f"partial/{NB1}.ipynb"
     assert grade.collect([str(SUBMISSIONS)], stems)[0].file.count("/") >= 1
+
+
+# --- outputs kept as they stream in (outputs.py) ---------------------------------------------------------------
+
+
+def stream(text: str, name: str = "stdout"):
+    return nbformat.v4.new_output("stream", name=name, text=text)
+
+
+def test_a_cell_printing_for_seconds_is_kept_capped_while_it_prints():
+    """300 MB sent 100 KB at a time: the grader never holds more than the cell's limit (and its note)."""
+    from looplab.grade.outputs import NotebookOutputs
+
+    kept = NotebookOutputs()
+    line = "x" * 99_999 + "\n"
+    for number in range(3_000):
+        shown = kept.add(3, stream(f"{number:05d}" + line[5:]), grader_cell=False)
+        assert sum(map(output_size, shown)) < OUTPUT_LIMIT + 500
+    text = "".join(output["text"] for output in shown)
+    assert text.startswith("00000xxx") and text.endswith("x\n") and "02999" in text[-OUTPUT_LIMIT // 2 - 1:]
+    assert f"[... {3_000 * 100_000 - OUTPUT_LIMIT:,} characters of this cell's output cut by the looplab grader" in text
+    assert capped_outputs(shown) == shown  # a list capped while streaming is not cut again in the feedback
+
+
+def test_the_streamed_cap_and_the_feedback_s_cap_keep_the_same():
+    from looplab.grade.outputs import CellOutputs
+
+    outputs = [stream("before\n"), stream("".join(f"line {n}\n" for n in range(100_000))),
+               nbformat.v4.new_output("display_data", data={"image/png": "A" * 5000}), stream("after\n", "stderr")]
+    streamed = CellOutputs()
+    for output in outputs:
+        streamed.add(nbformat.from_dict(output))
+    assert streamed.outputs() == capped_outputs(outputs)
+    assert capped_outputs(capped_outputs(outputs)) == capped_outputs(outputs)
+
+
+def test_a_notebook_keeps_its_outputs_within_its_own_limit_and_the_grader_s_reports_apart():
+    from looplab.grade.in_kernel import MIME
+    from looplab.grade.outputs import NOTEBOOK_OUTPUT_LIMIT, NotebookOutputs
+
+    kept = NotebookOutputs()
+    for cell in range(2 * NOTEBOOK_OUTPUT_LIMIT // OUTPUT_LIMIT):
+        kept.add(cell, stream("y" * (2 * OUTPUT_LIMIT)), grader_cell=False)
+    assert sum(cell.size for cell in kept.cells.values()) <= NOTEBOOK_OUTPUT_LIMIT
+    assert kept.cells[max(kept.cells)].outputs()[0]["text"].startswith("\n[... ")  # past the limit: only the note
+    report = nbformat.v4.new_output("display_data", data={MIME: {"text": "{}", "mac": "0"}})
+    shown = kept.add(99, report, grader_cell=True)
+    assert shown == [report]  # the notebook's limit passed, a report of the grader's still arrives
+    for _ in range(5):
+        shown = kept.add(99, report, grader_cell=True)
+    assert len(shown) == 2  # two reports are a forgery already (grader_reports.py); more would only hold memory
+
+
+def test_the_capped_client_wraps_nbclient_s_public_output_hooks():
+    """The adapter relies on these public parts of nbclient's NotebookClient (a new nbclient that renames one
+    fails here, not in a grading run)."""
+    from nbclient import NotebookClient
+
+    from looplab.grade.outputs import capped_client
+
+    for name in ("output", "clear_output", "clear_display_id_mapping", "reset_execution_trackers"):
+        assert callable(getattr(NotebookClient, name)), name
+    assert "self.clear_before_next_output" in inspect.getsource(NotebookClient.output)  # a clear_output(wait=True)
+    client = capped_client()(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print()")]))
+    client.clear_before_next_output = False  # as nbclient sets it when a cell starts
+    outs = []
+    message = {"msg_type": "stream", "header": {"msg_type": "stream"}, "parent_header": {"msg_id": "1"},
+               "content": {"name": "stdout", "text": "z" * 100_000}}
+    for _ in range(10):
+        client.output(outs, message, None, 0)
+    assert sum(map(output_size, outs)) < OUTPUT_LIMIT + 500 and "cut by the looplab grader" in outs[1]["text"]
+
+
+# --- the grade cell, escaped ---------------------------------------------------------------------------------
+
+
+def test_a_learner_s_name_and_error_texts_cannot_put_html_in_the_feedback(tmp_path):
+    """Converted with nbconvert, as an instructor would to read it: no tag of the learner's survives."""
+    from nbconvert import HTMLExporter
+
+    course = grade.load_course()
+    name = "<img src=x onerror=alert(1)>"
+    submission = grade.Submission(SUBMISSIONS / "complete" / f"{NB1}.ipynb", name)
+    notebook, identified = grade.read_submission(submission, course)
+    plan = grade.plan_run(submission, notebook, identified)
+    rows = [grade.Row(name, NB1, "1.1", 0, 2, "not solved", "<script>alert(2)</script> | [x](javascript:alert(3))",
+                      submission.file, hint="<b onmouseover=alert(4)>$x$</b>")]
+    written = grade.write_feedback(tmp_path, plan, grade.Outcome(), rows, {})
+    page, _ = HTMLExporter().from_filename(str(written))
+    grade_cell = page[page.index("Grade (looplab grader)"):]
+    for tag in ("<img", "<script", "<b ", "href=\"javascript"):
+        assert tag not in grade_cell, tag
+    assert "&lt;img src=x onerror=alert(1)&gt;" in grade_cell  # shown as written
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in grade_cell

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -36,6 +38,8 @@ import pytest
 import looplab
 from looplab import grade
 from looplab.grade import sandbox
+from looplab.grade.limits import SHM_LIMIT, SUBMISSION_LIMIT
+from looplab.grade.outputs import OUTPUT_LIMIT, output_size
 from tests.test_grade import NB1, make_fixtures, read_csv
 
 CELL_TIMEOUT = 5
@@ -246,6 +250,112 @@ def test_without_isolation_a_kernel_that_kills_its_parent_harms_no_one_else(tmp_
         assert list(temp.iterdir()) == []  # its temporary folders removed
 
 
+# Litter for the next notebook of the slot: a tree too deep for shutil.rmtree (it ended the run without a
+# gradebook), a folder made unreadable, then files in /dev, /dev/shm and a System V segment (memory no limit
+# counted, kept into the next notebook).
+DEEP = """
+import os
+fd = os.open(".", os.O_RDONLY)
+for level in range(3000):
+    os.mkdir("d", dir_fd=fd)
+    inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+    os.close(fd)
+    fd = inner
+os.close(fd)
+os.chmod("d", 0)
+print("LITTER deep tree made")
+"""
+DEV_LITTER = """
+import ctypes
+def attempt(name, path, size):
+    try:
+        with open(path, "wb") as handle:
+            for _ in range(size >> 20):
+                handle.write(bytes(1 << 20))
+        print("LITTER", name, "succeeded")
+    except OSError as error:
+        print("LITTER", name, "blocked", type(error).__name__)
+attempt("dev", "/dev/looplab-litter", 1 << 20)
+attempt("shm-small", "/dev/shm/looplab-litter", 1 << 20)
+attempt("shm-big", "/dev/shm/looplab-big", 256 << 20)
+print("LITTER sysv", ctypes.CDLL(None).shmget(0, 1 << 20, 0o1000 | 0o600) >= 0)  # IPC_PRIVATE, IPC_CREAT
+"""
+READER = """
+import os
+print("READER work", sorted(os.listdir(".")))
+print("READER dev", sorted(entry for entry in os.listdir("/dev") if "looplab" in entry))
+print("READER shm", sorted(os.listdir("/dev/shm")))
+print("READER sysv", len(open("/proc/sysvipc/shm").read().splitlines()) - 1)
+"""
+FILLER = """
+import os, time
+for number in range(2):  # blocks taken on the grader's disk at once, without writing them
+    with open(f"filler-{number}", "wb") as handle:
+        os.posix_fallocate(handle.fileno(), 0, 600 << 20)
+time.sleep(30)  # the grader stops it (it looks every second) before the cell limit (5 s)
+"""
+FLOOD = """
+import time
+line, end = "x" * 99_999, time.time() + 3
+while time.time() < end:
+    print(line, flush=True)
+"""
+
+
+def litter_class(submissions: Path, isolated: bool) -> None:
+    """Honest learners graded after hostile ones in one slot (`--jobs 1`); links and an oversized file beside them."""
+    honest(submissions)
+    write(with_cell(DEEP + (DEV_LITTER if isolated else ""), "hostile-litter"), submissions / "a_litter" / f"{NB1}.ipynb")
+    write(with_cell(FILLER, "hostile-filler"), submissions / "b_filler" / f"{NB1}.ipynb")
+    write(with_cell(FLOOD, "hostile-flood"), submissions / "b_flood" / f"{NB1}.ipynb")
+    write(with_cell(READER if isolated else READER.split('print("READER dev"')[0], "hostile-reader"),
+          submissions / "c_reader" / f"{NB1}.ipynb")
+    (submissions / "f_link").mkdir()
+    (submissions / "f_link" / f"{NB1}.ipynb").symlink_to(Path("..") / "e_honest" / f"{NB1}.ipynb")
+    (submissions / "g_linked_folder").symlink_to(submissions / "e_honest")
+    huge = make_fixtures.solution(NB1)
+    huge.cells[0]["attachments"] = {"big.png": {"image/png": "A" * (SUBMISSION_LIMIT + 1)}}
+    write(huge, submissions / "h_huge" / f"{NB1}.ipynb")
+
+
+@pytest.mark.parametrize("isolation", [
+    pytest.param("bwrap", marks=needs_bwrap), "none"])
+def test_what_a_notebook_leaves_behind_never_reaches_the_next_and_the_gradebook_is_always_written(
+        tmp_path, alone, isolation):
+    isolated = isolation == "bwrap"
+    submissions, feedback = tmp_path / "submissions", tmp_path / "feedback"
+    temp = Path(tempfile.mkdtemp(prefix="lg-"))  # short: a kernel's IPC socket path must fit in 108 bytes
+    litter_class(submissions, isolated)
+    try:
+        result = graded(submissions, tmp_path / "grades.csv", "--jobs", "1", "--isolation", isolation, "--feedback",
+                        str(feedback), env={**os.environ, "TMPDIR": str(temp)})
+        left = list(temp.iterdir())
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+    assert {learner: result[learner] for learner in alone} == alone
+    for hostile in ("a_litter", "b_flood", "c_reader"):  # each still graded: nothing it left made a "grader error"
+        assert [row[5] for row in result[hostile]] == ["solved"] * len(result[hostile]), result[hostile]
+    assert [row[5] for row in result["f_link"] + result["g_linked_folder"]] == ["a link, not read"] * 2
+    assert [row[5] for row in result["h_huge"]] == ["too large"]
+    assert {row[5] for row in result["b_filler"]} == {"stopped: the notebook wrote more than 1024 MB into its folders"}
+    assert left == []  # its temporary folder removed, the deep tree with it
+
+    litter = outputs_of(feedback, "a_litter")
+    assert "LITTER deep tree made" in litter
+    reader = outputs_of(feedback, "c_reader")
+    assert f"READER work ['{NB1}.ipynb']" in reader, reader
+    if isolated:
+        assert "LITTER dev blocked" in litter and "LITTER shm-small succeeded" in litter, litter
+        assert "LITTER shm-big blocked" in litter and "LITTER sysv True" in litter  # /dev/shm holds SHM_LIMIT at most
+        assert "READER dev []" in reader and "READER shm []" in reader and "READER sysv 0" in reader, reader
+
+    flood = nbformat.read(next(feedback.rglob(f"b_flood/{NB1}.ipynb")), as_version=4)
+    [cell] = [cell for cell in flood.cells if cell.get("id") == "hostile-flood"]
+    assert sum(map(output_size, cell.outputs)) < OUTPUT_LIMIT + 1000
+    assert "characters of this cell's output cut by the looplab grader" in "".join(o.get("text", "") for o in cell.outputs)
+
+
 def test_the_bwrap_command_line_isolates_and_binds_what_a_kernel_needs(tmp_path):
     slot = tmp_path / "slot"
     course = tmp_path / "course"
@@ -266,7 +376,12 @@ def test_the_bwrap_command_line_isolates_and_binds_what_a_kernel_needs(tmp_path)
     assert (str(course), str(course)) in pairs("--ro-bind")
     assert pairs("--bind") == [(str(slot / "scratch"),) * 2, (str(slot / "ipc"),) * 2]  # nothing else writable
     tmpfs = [argv[i + 1] for i, value in enumerate(argv) if value == "--tmpfs"]
-    assert tmpfs == [str(inside)]  # hidden where it lies inside a bound folder; elsewhere it is simply absent
+    # /dev/shm a tmpfs of its own; a hidden folder where it lies inside a bound folder (elsewhere it is simply absent)
+    assert tmpfs == ["/dev/shm", str(inside)]
+    dev = argv.index("--dev")
+    assert argv[dev:dev + 2] == ["--dev", "/dev"] and ["--remount-ro", "/dev"] == argv[argv.index("/dev/shm") + 1:][:2]
+    if "--size" in argv:  # where bwrap can size a tmpfs (0.8 and later), /dev/shm holds at most SHM_LIMIT
+        assert argv[argv.index("--size"):argv.index("--size") + 4] == ["--size", str(SHM_LIMIT), "--tmpfs", "/dev/shm"]
     assert str(Path.home()) not in [source for source, _ in pairs("--ro-bind") + pairs("--bind")]
     assert argv[-3:] == ["--remount-ro", "/", "--"]
 
@@ -301,10 +416,15 @@ def test_the_command_line_says_first_that_kernels_are_not_isolated(tmp_path, fai
     env = {**os.environ, "PATH": f"{failing_bwrap.parent}{os.pathsep}{os.environ['PATH']}"}
     command = [sys.executable, "-m", "looplab.grade", str(notebook), "--out", str(tmp_path / "g.csv"), "--jobs", "1",
                "--plain-kernels"]  # no template to start: nothing here needs a kernel
-    run = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+    results = tmp_path / "results.json"
+    run = subprocess.run(command + ["--gradescope", str(results)], capture_output=True, text=True, timeout=120,
+                         env=env)
     assert run.returncode == 0, run.stderr
     first = run.stderr.splitlines()[0]
     assert first.startswith("looplab.grade: kernels are NOT isolated") and "uid map" in first, run.stderr
     assert run.stderr.count("NOT isolated") == 2  # and again with the notes at the end
+    # Said to Gradescope too, in the results themselves: a learner's code could have written them.
+    said = json.loads(results.read_text())["output"]
+    assert "graded WITHOUT isolation (bwrap cannot make a sandbox here: setting up uid map: Permission denied)" in said
     strict = subprocess.run(command + ["--isolation", "bwrap"], capture_output=True, text=True, timeout=120, env=env)
     assert strict.returncode == 2 and "--isolation bwrap" in strict.stderr and "uid map" in strict.stderr

@@ -14,9 +14,10 @@ from ..course import COURSE, Course, resolve
 from ..scripted import TooManyCalls
 from . import core
 from .core import (
-    COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SAY, CheckFailed, Claims, CheckResult, CheckTimeout, Failure, Report, Session,
-    TIME_LIMIT_SECONDS, borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, time_limit,
+    COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SAY, CheckFailed, CheckResult, CheckTimeout, Claims, Failure, Report, Session,
+    borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, time_limit, time_limit_seconds,
 )
+from .. import api_shape
 from .source import CELL, FUNCTION, latest_definition, stub_left
 
 # Every notebook's checks are imported now, not on first use: the grader judges several notebooks at
@@ -56,11 +57,12 @@ def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: s
     handed_in = (claims is not None and claims.course_code) or is_the_course_version(obj, own) or (
         cell is not None and is_a_copy_of_the_course(obj, own, exercise.name, found, cell))
     borrowed = []
+    api_shape.warm()  # the offline API's first use, paid outside the learner's time limit
     try:
         if not handed_in and claims is not None:
             checker(obj, report)
         elif not handed_in:
-            with isolated(obj, references), time_limit(TIME_LIMIT_SECONDS), borrowing(obj, own) as borrowed:
+            with isolated(obj, references), time_limit(*time_limit_seconds()), borrowing(obj, own) as borrowed:
                 checker(obj, report)
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
         failure = explain(error)

@@ -34,9 +34,24 @@ from .source import COURSE_PACKAGE, names_imported_from_the_course, names_read_w
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
-# A check stops the learner's code after this long: a loop that never ends gets words, not a hang. The
-# grader sets LOOPLAB_CHECK_SECONDS lower (looplab/grade/limits.py: checks take under 0.1 s offline).
-TIME_LIMIT_SECONDS = float(os.environ.get("LOOPLAB_CHECK_SECONDS") or 10)
+# A check stops the learner's code after this long: a loop that never ends gets words, not a hang. In the
+# learner's notebook: 10 s of wall-clock time. The grader sets LOOPLAB_CHECK_SECONDS, seconds of the
+# kernel's CPU time (a busy machine must not stop a correct answer), and LOOPLAB_CHECK_WALL_SECONDS, a
+# wall-clock bound beside it for code that sleeps (looplab/grade/limits.py: checks take under 0.1 s offline).
+TIME_LIMIT_SECONDS = 10
+CPU_SECONDS_VARIABLE, WALL_SECONDS_VARIABLE = "LOOPLAB_CHECK_SECONDS", "LOOPLAB_CHECK_WALL_SECONDS"
+
+
+def time_limit_seconds() -> tuple[float, float | None]:
+    """(the limit, the wall-clock bound): (10, None) in a learner's notebook, (CPU s, wall s) under the grader.
+    Read at each check: a kernel forked from the grader's template gets its own environment after the import."""
+    cpu = os.environ.get(CPU_SECONDS_VARIABLE)
+    if not cpu:
+        return float(TIME_LIMIT_SECONDS), None
+    wall = os.environ.get(WALL_SECONDS_VARIABLE)
+    return float(cpu), float(wall) if wall else 3 * float(cpu)
+
+
 MIME_TYPE = "application/vnd.looplab.check+json"
 
 # What a check found, as a word the grader carries to the gradebook (never read from the English message).
@@ -234,8 +249,12 @@ def play(call, scenario: Scenario) -> Play:
 
 
 @contextlib.contextmanager
-def time_limit(seconds: float):
-    """Stop the learner's code after `seconds`, where a signal can do it (the main thread)."""
+def time_limit(seconds: float, wall: float | None = None):
+    """Stop the learner's code after `seconds`, where a signal can do it (the main thread).
+
+    With `wall` (under the grader), `seconds` is CPU time this process used (ITIMER_PROF: every thread's
+    user and system time), so a loaded machine does not stop a correct answer; `wall` seconds of real
+    time bound code that sleeps or waits. Without it, `seconds` is wall-clock time (ITIMER_REAL)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
@@ -243,13 +262,18 @@ def time_limit(seconds: float):
     def stop(signum, frame):
         raise CheckTimeout()
 
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    timers = [(signal.SIGALRM, signal.ITIMER_REAL, seconds if wall is None else wall)]
+    if wall is not None:
+        timers.append((signal.SIGPROF, signal.ITIMER_PROF, seconds))
+    previous = [(signum, which, signal.signal(signum, stop)) for signum, which, _ in timers]
+    for signum, which, limit in timers:
+        signal.setitimer(which, limit)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for signum, which, handler in previous:
+            signal.setitimer(which, 0)
+            signal.signal(signum, handler)
 
 
 def is_the_course_version(obj: Any, reference: Any) -> bool:
@@ -371,7 +395,7 @@ def explain(error: BaseException) -> Failure:
     if isinstance(error, TooManyCalls):
         return SAY.failure("too_many_calls", error=error)
     if isinstance(error, CheckTimeout):
-        seconds = error.args[0] if error.args and isinstance(error.args[0], (int, float)) else TIME_LIMIT_SECONDS
+        seconds = error.args[0] if error.args and isinstance(error.args[0], (int, float)) else time_limit_seconds()[0]
         return SAY.failure("timeout", seconds=f"{seconds:g}")
     if isinstance(error, MemoryError):  # only the grader limits memory (looplab/grade/limits.py)
         return SAY.failure("memory", where=learner_frame(error))

@@ -7,7 +7,10 @@ after the subfolder; every notebook under it is theirs) and each notebook lying 
 is named from its file: the file name minus the course notebook's name (`alice-01_one_tool_call`
 -> `alice`), or, when nothing is left, the name of the folder holding it
 (`alice/01_one_tool_call.ipynb` given on its own -> `alice`). Files other than notebooks are
-ignored in folders; hidden folders (such as `.ipynb_checkpoints`) are skipped.
+ignored in folders; hidden folders (such as `.ipynb_checkpoints`) are skipped. Symbolic links in a
+folder given are never followed: a notebook that is one, or a linked folder, is a row "a link, not read".
+A file over limits.SUBMISSION_LIMIT bytes is a row "too large", never read. `--one-submission` makes
+every notebook under the paths one learner's (Gradescope's upload).
 
 How a notebook is graded
 ------------------------
@@ -18,10 +21,13 @@ How a notebook is graded
 - It runs top to bottom in a fresh kernel (nbclient), offline whatever the environment says
   (no ANTHROPIC_* variables, LOOPLAB_MODE=offline, HTTP proxies pointed at a closed port, its own
   IPython directory, emptied before the next notebook), in a temporary folder holding a copy of the
-  file. Errors don't stop the run.
-  A cell that runs past `--cell-timeout` is interrupted and the run goes on, the cells after it with
-  a shorter limit; a check stops the learner's code sooner than in the notebook; the whole notebook
-  is stopped at `--timeout` (limits.py says how long each, and why). `--jobs N` (default: one per
+  file. Errors don't stop the run. What it prints is capped as it arrives (outputs.py); the folders it
+  wrote are emptied whatever tree it left (emptying.py); the gradebook is written whatever fails.
+  A cell that computes past `--cell-timeout` (CPU seconds of the notebook's processes, with a
+  wall-clock bound 3x as long) is interrupted and the run goes on, the cells after it with a shorter
+  limit; a check stops the learner's code sooner than in the notebook; the whole notebook is stopped
+  at `--timeout`; a stopped notebook is graded again with every limit doubled, and that run counts
+  (limits.py says how long each, and why; process_tree.py and cgroups.py how the time is counted). `--jobs N` (default: one per
   core, at most one per 1 GB of free memory, a kernel's data limit)
   grades N notebooks at a time, each in its own kernel, in a job slot of its own (slots.py: its
   folders, its template).
@@ -79,7 +85,8 @@ the submission's path from the folder given, that folder's name first (Submissio
 
 Exports, built from the rows alone: `--report FILE` the class report, one self-contained HTML page
 (class_report.py); `--canvas FILE --roster FILE` a Canvas gradebook CSV (canvas.py); `--gradescope
-FILE` Gradescope's results.json (gradescope.py, run by grading/gradescope/run_autograder). Every CSV
+FILE` Gradescope's results.json for one submission (gradescope.py, run by grading/gradescope/run_autograder;
+refused for several learners; it says itself when kernels were not isolated). Every CSV
 cell a spreadsheet would run as a formula gets a leading apostrophe (spreadsheet.py).
 
 What it cannot do: the learner's code runs in the same process as the checks (it has to: the

@@ -14,12 +14,12 @@ from .canvas import write_canvas
 from .class_gradebook import class_rows, wide_table
 from .class_results import duplicates
 from .class_report import write_report
-from .gradescope import VISIBILITIES, write_results
+from .gradescope import VISIBILITIES, not_isolated, write_results
 from .grading import GradingOptions, GradingResult, UsageError, grade
 from .limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, KERNEL_MEMORY
 from .report import summary_table, write_csv
 from .roster import Roster, RosterError, read_roster
-from .sandbox import ISOLATIONS, IsolationUnavailable, choose
+from .sandbox import ISOLATIONS, Isolation, IsolationUnavailable, choose
 from .spreadsheet import write_csv_rows
 
 DEFAULT_OUT = "graded/grades.csv"
@@ -85,7 +85,11 @@ def main(argv: list[str] | None = None) -> int:
                               "then has every student and every notebook, missing ones 'not submitted'")
     exports.add_argument("--wide", metavar="FILE",
                          help="also write the gradebook one row per learner: each exercise, each notebook, total, maximum")
-    exports.add_argument("--gradescope", metavar="FILE", help="also write Gradescope's results.json here")
+    exports.add_argument("--gradescope", metavar="FILE",
+                         help="also write Gradescope's results.json here: for one submission (one learner's notebooks)")
+    exports.add_argument("--one-submission", action="store_true",
+                         help="every notebook under the paths is one learner's (Gradescope's upload, whatever its files "
+                              "are named): each course notebook counts once, the copy handed in last")
     exports.add_argument("--gradescope-visibility", choices=VISIBILITIES, default="visible",
                          help="when learners see the Gradescope results (default: visible)")
     args = parser.parse_args(argv)
@@ -110,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     options = GradingOptions(jobs=args.jobs, cell_timeout=args.cell_timeout, timeout=args.timeout,
                              forked=not args.plain_kernels, isolation=isolation,
-                             feedback=Path(args.feedback) if args.feedback else None, progress=not args.quiet)
+                             feedback=Path(args.feedback) if args.feedback else None, progress=not args.quiet,
+                             one_learner=args.one_submission, single=bool(args.gradescope))
     try:
         result = grade(args.submissions, options)
     except UsageError as error:
@@ -125,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         result = replace(result, rows=rows)
     write_csv(gradebook, Path(args.out))
     notes = list(result.notes) + [duplicate.note() for duplicate in duplicates(rows)]
-    notes += write_exports(args, result, roster, elapsed)
+    notes += write_exports(args, result, roster, elapsed, isolation)
     for note in notes:
         print(f"looplab.grade: {note}", file=sys.stderr)
     if not args.quiet:
@@ -140,8 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     return 130 if result.stopped else 0
 
 
-def write_exports(args, result: GradingResult, roster: Roster | None, elapsed: float) -> list[str]:
-    """The files asked for beside the gradebook; returns notes for the instructor (who is not on the roster)."""
+def write_exports(args, result: GradingResult, roster: Roster | None, elapsed: float,
+                  isolation: Isolation = Isolation(True)) -> list[str]:
+    """The files asked for beside the gradebook; returns notes for the instructor (who is not on the roster).
+    Gradescope's results.json says itself when kernels were not isolated (a learner sees it, not stdout)."""
     notes = []
     if roster is not None:
         not_on_roster = roster.match(list(dict.fromkeys(row.learner for row in result.rows))).not_on_roster
@@ -158,7 +165,8 @@ def write_exports(args, result: GradingResult, roster: Roster | None, elapsed: f
     if args.report:
         write_report(result.rows, Path(args.report), result.feedback, roster)
     if args.gradescope:
-        write_results(result.rows, Path(args.gradescope), elapsed, args.gradescope_visibility)
+        warnings = [] if isolation.sandboxed else [not_isolated(isolation.problem)]
+        write_results(result.rows, Path(args.gradescope), elapsed, args.gradescope_visibility, warnings)
     return notes
 
 

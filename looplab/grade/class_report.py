@@ -36,6 +36,7 @@ KINDS = {
     Status.SYNTAX_ERROR: "broken",
     Status.CELL_STOPPED: "broken",
     Status.NOTEBOOK_STOPPED: "broken",
+    Status.WROTE_TOO_MUCH: "broken",
     Status.KERNEL_DIED: "broken",
     Status.COURSE_CODE: "tampered",
 }

@@ -9,8 +9,9 @@ ForkServer.spawn), so the order in `grade` matters.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .course import load_course
@@ -34,6 +35,10 @@ class GradingOptions:
     isolation: str | Isolation = "auto"  # auto, bwrap, none (sandbox.choose), or what choose() already said
     feedback: Path | None = None  # where the executed copies with their grade go
     progress: bool = False  # show each graded submission on stderr
+    # Gradescope: one submission. `one_learner`: every notebook under the paths is one learner's (an upload,
+    # whatever its files are named); `single`: paths holding several learners are refused (a class folder).
+    one_learner: bool = False
+    single: bool = False
 
 
 @dataclass
@@ -79,7 +84,7 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
     try:
         course = load_course()
         try:
-            submissions = sorted(collect(paths, list(course)), key=submission_order)
+            submissions = sorted(for_one_submission(collect(paths, list(course)), options), key=submission_order)
         except FileNotFoundError as error:
             raise UsageError(str(error)) from None
         roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
@@ -91,25 +96,52 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
         graded: dict[int, list[Row]] = {}  # by the submission's place in `submissions`, as each is done
 
         async def one(index: int, submission: Submission) -> None:
-            graded[index] = await grade_submission(submission, course, grader, options.feedback, taken)
+            try:
+                graded[index] = await grade_submission(submission, course, grader, options.feedback, taken)
+            except Exception as error:  # the grader's own failure: this submission's row says so, the others go on
+                graded[index] = [one_row(submission, Status.GRADER_ERROR, f"{type(error).__name__}: {error}")]
             if progress:
                 progress.update(f"{submission.learner}: {submission.file}")
 
         stopped = False
+        not_graded = "not graded: the grader was stopped before it"
         try:  # each notebook waits for a free slot: the first ones start as soon as one slot is ready
             await asyncio.gather(*(one(index, submission) for index, submission in enumerate(submissions)))
             await template
         except (asyncio.CancelledError, KeyboardInterrupt):  # the gradebook is still written, with what was graded
             stopped = True
             grader.notes.append(f"stopped before the end: {len(graded)} of {len(submissions)} submission(s) graded")
-    finally:
+        except Exception as error:  # the grader itself failed: still a gradebook, every row it has
+            not_graded = f"not graded: the grader failed before it ({type(error).__name__}: {error})"
+            grader.notes.append(f"the grader failed: {len(graded)} of {len(submissions)} submission(s) graded")
+    finally:  # whatever happened, the gradebook gets every row graded so far (and a row for each of the rest)
         if not template.done():
             await asyncio.gather(template, return_exceptions=True)
-        await grader.close()
+        try:
+            await grader.close()
+        except Exception as error:
+            grader.notes.append(f"the grader failed to clean up: {type(error).__name__}: {error}")
     rows = [row for index, submission in enumerate(submissions) for row in graded.get(index) or [
-        one_row(submission, Status.GRADER_ERROR, "not graded: the grader was stopped before it")]]
+        one_row(submission, Status.GRADER_ERROR, not_graded)]]
     return GradingResult(rows, len(graded), grader.notes, feedback={file: target for target, file in taken.items()},
                          stopped=stopped)
+
+
+def for_one_submission(submissions: list[Submission], options: GradingOptions) -> list[Submission]:
+    """The submissions, as one learner's if `one_learner` says so (named after the folder given, Gradescope's
+    `submission`, or the first file's learner); with `single`, refused (UsageError) when they are several
+    learners': one Gradescope results.json would merge a class into one."""
+    if options.one_learner and submissions:
+        first = submissions[0]
+        learner = Path(os.path.abspath(first.given)).name if first.given is not None else first.learner
+        return [replace(submission, learner=learner) for submission in submissions]
+    learners = list(dict.fromkeys(submission.learner for submission in submissions))
+    if options.single and len(learners) > 1:
+        shown = ", ".join(learners[:5]) + (f" and {len(learners) - 5} more" if len(learners) > 5 else "")
+        raise UsageError(f"--gradescope is for one submission (Gradescope grades each upload on its own), but these "
+                         f"paths hold {len(learners)} learners ({shown}): grade a class without --gradescope, or add "
+                         "--one-submission if every notebook here is one learner's")
+    return submissions
 
 
 async def grade_submission(submission: Submission, course: dict, grader: Grader, feedback: Path | None,

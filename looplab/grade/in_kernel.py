@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import os
 
+# Display outputs under this type are kept apart from the learner's (outputs.py); the grader believes none of
+# them: its results come from the judge (judge.py), never from anything a kernel shows.
+MIME = "application/vnd.looplab.grader+json"
 
 def watch_memory(limit: int) -> None:
     """Raise MemoryError in the main thread each time the kernel's data grows past `limit` bytes.

@@ -64,8 +64,11 @@ class Judge:
     """One check point: a listening socket, the cell that connects to it, the checks of its exercises."""
 
     def __init__(self, exercises: list[Exercise], cells: list[str], folder: Path, seconds: float,
-                 interrupt: Callable[[], None] | None = None):
+                 interrupt: Callable[[], None] | None = None, wall_factor: float = 1):
+        # `seconds`: the check's limit, as the learner reads it (CPU seconds under the grader: the kernel counts
+        # them, checks/core.py time_limit); the grader's own clock allows `wall_factor` times that in real time.
         self.exercises, self.cells, self.seconds, self.interrupt = exercises, cells, seconds, interrupt
+        self.budget = seconds * wall_factor
         self.path = Path(folder) / f"judge-{secrets.token_hex(4)}.sock"
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         at_path(self.listener, str(self.path), "bind")
@@ -126,14 +129,14 @@ class Judge:
     def judge(self, exercise: Exercise) -> dict:
         if self.broken is not None:
             return self.no_answer(self.broken)
-        deadline = time.monotonic() + self.seconds
+        deadline = time.monotonic() + self.budget
         try:
             described = self.ask({"op": "describe", "name": exercise.name, "number": exercise.id}, deadline)
             if described.get("exists") is not True:
                 return {"kind": UNDEFINED, "message": None}
             claims = Claims(course_code=described.get("course_code") is True)
             if described.get("callable") is True:
-                obj: Any = RemoteFunction(self, exercise, claims, self.seconds)
+                obj: Any = RemoteFunction(self, exercise, claims, self.budget)
             else:
                 obj = decode(described.get("value"), Proxies(self).tagged)
             result = run_check(exercise.id, obj, session=Session(self.cells, {}), claims=claims).as_dict()

@@ -41,7 +41,7 @@ PRELOAD = (
     "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.comm", "ipykernel.debugger",
     "jupyter_client.localinterfaces", "psutil", "stack_data", "executing", "pure_eval", "asttokens",
     "pygments.lexers", "pygments.lexers.python", "pygments.formatters", "pygments.styles", "ipython_pygments_lexers",
-    "sqlite3", "pdb", "pydoc", "tornado.queues", "tornado.locks", "xmlrpc.client", "http.server",
+    "jsonschema", "sqlite3", "pdb", "pydoc", "tornado.queues", "tornado.locks", "xmlrpc.client", "http.server",
 )
 
 
@@ -114,6 +114,11 @@ def serve_forks(outside_pid_namespace: str | None = None) -> None:
             importlib.import_module(name)
         except Exception:
             pass
+    try:
+        from looplab import api_shape
+        api_shape.warm()  # the offline API's request shape and jsonschema, once for every kernel
+    except Exception:
+        pass
     try:
         from jupyter_client import localinterfaces
         localinterfaces.localhost()  # finds the machine's addresses once, for every kernel
@@ -199,7 +204,8 @@ def serve_forks(outside_pid_namespace: str | None = None) -> None:
 
 
 def _clear_namespace() -> None:
-    """Sandbox only: kill every process but this one (and the namespace's init), reap them, empty /dev/shm."""
+    """Sandbox only: kill every process but this one (and the namespace's init), reap them, empty /dev/shm and
+    remove System V IPC objects (all this notebook's: the sandbox has an IPC namespace of its own)."""
     try:
         os.kill(-1, signal.SIGKILL)  # in a PID namespace of its own: everything a notebook left
     except OSError:
@@ -211,12 +217,12 @@ def _clear_namespace() -> None:
             break
         except InterruptedError:
             continue
-    import shutil
-    for entry in Path("/dev/shm").glob("*") if Path("/dev/shm").is_dir() else ():
-        try:
-            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
-        except OSError:
-            pass
+    from .emptying import empty_folder, remove_ipc_objects
+    try:
+        empty_folder("/dev/shm")
+    except OSError:
+        pass
+    remove_ipc_objects()
 
 
 def _warm_tracebacks() -> None:

@@ -17,8 +17,10 @@ class Outcome:
     failures: dict[int, str] = field(default_factory=dict)  # grader cells without a result: why
     timed_out: dict[int, float] = field(default_factory=dict)  # cell index in plan.notebook -> the limit it ran past
     died_at: int | None = None
+    wrote_too_much: str | None = None  # the kernel was stopped for what it wrote into its folders: how much
     stopped_at: int | None = None  # the total limit
     stuck_at: int | None = None  # a stopped cell that went on running: the interrupt was caught
     error: str | None = None  # the grader failed (the kernel would not start...)
     current: int | None = None  # the cell running now
     executed: Any = None
+    confirmed: bool = False  # a second run, with doubled limits, confirmed a stop of the first (runner.Grader.run)

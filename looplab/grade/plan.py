@@ -6,7 +6,9 @@ Everything about a notebook that can be decided before a kernel starts is decide
 from __future__ import annotations
 
 import copy
+import errno
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,11 +18,12 @@ from ..course import COURSE, Exercise, Notebook, made_with
 from .course import SubmissionVersion, exercise_number, not_in_version, submission_version, unknown_version
 from .gradebook import Ungradable
 from .kernel_cells import GRADER_MARK
-from .limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
+from .limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, SUBMISSION_LIMIT
 from .status import Status
 from .submissions import Submission
 
 
+LINKED = "{name} is a symbolic link: hand in the file itself, not a link"  # the message of Status.LINKED
 CHECK_CALL = re.compile(r"""\bcheck\(\s*(['"])(?P<number>\d+\.\d+)\1""")
 
 
@@ -54,6 +57,30 @@ def _file_notebook(path: Path, course: dict[str, Notebook]) -> str:
     return max(found, key=len) if found else ""
 
 
+def _read_at_most(submission: Submission, limit: int, guessed: str) -> bytes:
+    """The file's bytes, if it has at most `limit` of them; found in a folder, never through a link.
+
+    Its size is read from the open file before its contents (and no more than `limit` + 1 bytes are read,
+    should it grow meanwhile), so a huge file costs nothing. O_NOFOLLOW: a file found in a folder that
+    became a link since it was listed is not read either."""
+    follow = 0 if submission.given is None else getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(submission.path, os.O_RDONLY | follow)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise Ungradable(Status.LINKED, LINKED.format(name=submission.path.name), guessed) from None
+        raise Ungradable(Status.UNREADABLE, error.strerror or str(error), guessed) from None
+    with os.fdopen(fd, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        raw = handle.read(limit + 1) if size <= limit else b""
+    if size > limit or len(raw) > limit:
+        shown = max(size, len(raw))
+        raise Ungradable(Status.TOO_LARGE, f"the file is {shown:,} bytes; the grader reads notebooks of up to "
+                                           f"{limit:,} bytes ({limit >> 20} MB): clear large outputs and attachments, "
+                                           "then hand it in again", guessed)
+    return raw
+
+
 def read_submission(submission: Submission, course: dict[str, Notebook]):
     """The learner's notebook and the course notebook it is; raises Ungradable saying why it can't be graded."""
     import nbformat
@@ -61,10 +88,9 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
     guessed = _file_notebook(submission.path, course)
     if submission.missing:
         raise Ungradable(Status.NO_NOTEBOOK, "this folder holds no .ipynb file")
-    try:
-        raw = submission.path.read_bytes()
-    except OSError as error:
-        raise Ungradable(Status.UNREADABLE, error.strerror or str(error), guessed) from None
+    if submission.linked:
+        raise Ungradable(Status.LINKED, LINKED.format(name=submission.path.name), guessed)
+    raw = _read_at_most(submission, SUBMISSION_LIMIT, guessed)
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:

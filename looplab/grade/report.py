@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import json
+import html
 import re
 import sys
 import time
@@ -16,61 +16,26 @@ from pathlib import Path
 
 from .gradebook import CSV_COLUMNS, Row
 from .outcome import Outcome
+from .outputs import OUTPUT_LIMIT, capped_outputs, output_size  # noqa: F401 (OUTPUT_LIMIT, output_size: read from here too)
 from .plan import GraderCell, Plan
 from .spreadsheet import write_csv_rows
 
 
-def _markdown_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+# What markdown reads, within a line, as formatting, a link or image (its `[`), a table's border or math
+# (Jupyter renders `$...$`): each gets a backslash, so a learner's name or an error's text shows as it is
+# written. An underscore inside a word (`input_schema`) is never emphasis, so it is left as it is.
+MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]|~$]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 
 
-# Output kept per cell in a feedback notebook, in characters: its first and last half (five seconds
-# of printing in a loop would otherwise make a notebook of many megabytes).
-OUTPUT_LIMIT = 200_000
+def markdown_text(text: str) -> str:
+    """Text as one line of markdown that shows it literally, whatever a name or an error holds.
 
-
-def output_size(output) -> int:
-    """A stream output's text, or any other output's JSON, in characters."""
-    if output.get("output_type") == "stream":
-        return len(output.get("text", ""))
-    return len(json.dumps(output))
-
-
-def capped_outputs(outputs: list, limit: int = OUTPUT_LIMIT) -> list:
-    """The outputs, or, past `limit` characters in all, their first and last `limit // 2` and a line saying
-    how much was cut between. A stream output is cut within its text; another output (an image) is
-    kept whole or left out."""
-    import nbformat
-
-    sizes = [output_size(output) for output in outputs]
-    if sum(sizes) <= limit:
-        return outputs
-    head_room = tail_room = limit // 2
-    front = 0
-    while front < len(outputs) and sizes[front] <= head_room:
-        head_room -= sizes[front]
-        front += 1
-    back = len(outputs)
-    while back > front and sizes[back - 1] <= tail_room:
-        tail_room -= sizes[back - 1]
-        back -= 1
-    middle = outputs[front:back]  # what does not fit whole: its streams keep their first and last part
-    first, last = middle[0], middle[-1]
-    head = first.text[:head_room] if first.get("output_type") == "stream" else ""
-    tail = last.text[len(last.text) - tail_room:] if last.get("output_type") == "stream" and tail_room else ""
-    if first is last and len(head) + len(tail) > len(first.text):
-        tail = ""
-    cut = sum(sizes[front:back]) - len(head) - len(tail)
-    note = (f"\n[... {cut:,} characters of this cell's output cut by the looplab grader: a feedback notebook "
-            f"keeps the first and last {limit // 2:,} of each cell's output ...]\n")
-    name = first.get("name", "stdout") if first.get("output_type") == "stream" else "stdout"
-    kept = list(outputs[:front])
-    if head:
-        kept.append(nbformat.v4.new_output("stream", name=first.name, text=head))
-    kept.append(nbformat.v4.new_output("stream", name=name, text=note))
-    if tail:
-        kept.append(nbformat.v4.new_output("stream", name=last.name, text=tail))
-    return kept + list(outputs[back:])
+    Why both escapes: markdown passes HTML through (`<img src=x onerror=...>` in a learner's name would
+    run once the feedback notebook is shown or converted to HTML), and its own syntax would turn text
+    into links and formatting. Markdown's backslash escapes come first; then the HTML characters become
+    entities, which markdown shows as the characters themselves."""
+    escaped = MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).splitlines()))
+    return html.escape(escaped, quote=False)
 
 
 def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
@@ -93,7 +58,7 @@ def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
     lines = [
         "## Grade (looplab grader)",
         "",
-        f"**{plan.submission.learner} · {plan.course.stem}: {total}/{maximum} points**",
+        f"**{markdown_text(plan.submission.learner)} · {markdown_text(plan.course.stem)}: {total}/{maximum} points**",
         "",
         "| exercise | points | status | details |",
         "|---|---|---|---|",
@@ -101,8 +66,8 @@ def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
     titles = {e.id: e.title for e in plan.course.exercises}
     for r in rows:
         details = r.message + (f" (hint: {r.hint})" if r.hint else "")
-        lines.append(f"| {r.exercise} {_markdown_escape(titles.get(r.exercise, ''))} | {r.points}/{r.max_points} | "
-                     f"{_markdown_escape(r.status)} | {_markdown_escape(details)} |")
+        lines.append(f"| {markdown_text(r.exercise)} {markdown_text(titles.get(r.exercise, ''))} | "
+                     f"{r.points}/{r.max_points} | {markdown_text(r.status)} | {markdown_text(details)} |")
     lines += ["", "Graded in a fresh kernel, offline; only the grader's own run of the official checks counts."]
     cells.append(nbformat.v4.new_markdown_cell("\n".join(lines)))
     notebook = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(executed.metadata))

@@ -19,6 +19,8 @@ SYNTAX = re.compile(r"^(?P<message>.*) \((?P<file>[^()]*), line (?P<line>\d+)\)$
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")
 # Why a stopped cell went on running (runner._answers): the words of the rows that say so.
 STUCK = "it went on after the interrupt, as code that catches every exception (a bare `except:`) does"
+# A stop costs points only once a second run, with every limit doubled, stopped the notebook too (runner.Grader.run).
+CONFIRMED = "note: graded a second time with every limit doubled, which stopped it too"
 
 
 def plain_syntax_error(evalue: str) -> str:
@@ -51,6 +53,10 @@ def rows_for(plan: Plan, outcome: Outcome) -> list[Row]:
         message = f"exercise {exercise.id} was added in course version {COURSE.since(exercise)}; {plan.version.describe()}"
         rows[exercise.id] = Row(sub.learner, plan.course.stem, exercise.id, 0, 0, Status.NOT_IN_VERSION.text(),
                                 message, sub.file, plan.version.column)
+    if outcome.confirmed:
+        for row in rows.values():
+            if "stopped" in row.status or "stopped" in row.message:
+                row.message = f"{row.message}; {CONFIRMED}" if row.message else CONFIRMED
     return [rows[e.id] for e in plan.course.exercises if e.id in rows]
 
 
@@ -98,7 +104,10 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
             if result is None:
                 if stop_index is not None and index >= stop_index:
                     place = _place(plan, stop_index)
-                    if outcome.died_at is not None:
+                    if outcome.wrote_too_much and outcome.died_at is not None:
+                        status = Status.WROTE_TOO_MUCH.text(amount=outcome.wrote_too_much)
+                        message = f"the grader stopped the kernel during {place}, before this exercise was graded"
+                    elif outcome.died_at is not None:
                         status = Status.KERNEL_DIED.text(where=f"in {place}" if place.startswith("cell ")
                                                          else f"during {place}")
                         message = "the kernel exited before this exercise was graded"
@@ -122,7 +131,10 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
         grading_index = next(i for i, grader_cell in checks if last in grader_cell.exercises)
         if stop_index > grading_index:
             place = _place(plan, stop_index)
-            if outcome.died_at is not None:
+            if outcome.wrote_too_much and outcome.died_at is not None:
+                note = (f"note: the notebook wrote {outcome.wrote_too_much} into its folders during {place}, "
+                        "after the grading, and was stopped there")
+            elif outcome.died_at is not None:
                 note = f"note: the kernel died during {place}, after the grading"
             elif outcome.stuck_at is not None:
                 note = f"note: {place} would not stop ({STUCK}); the notebook was stopped there, after the grading"

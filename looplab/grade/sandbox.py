@@ -18,7 +18,10 @@ user namespaces without root, in a few milliseconds, so every notebook can have 
 - its own PID namespace: the grader, the other kernels and their templates are invisible and
   cannot be signalled; bwrap's init kills everything in there when the sandbox ends, so nothing
   started with `setsid` outlives it;
-- no capabilities, no new privileges (bwrap sets PR_SET_NO_NEW_PRIVS).
+- no capabilities, no new privileges (bwrap sets PR_SET_NO_NEW_PRIVS);
+- /dev read-only but for /dev/shm, a tmpfs of its own of at most SHM_LIMIT bytes (`device_folder`),
+  emptied before the next notebook, as are the System V IPC objects of its IPC namespace
+  (kernels._clear_namespace) and the slot's folders (slots.py, emptying.py).
 
 Hosts that forbid unprivileged user namespaces (AppArmor's
 `kernel.apparmor_restrict_unprivileged_userns=1` on Ubuntu 24.04, many CI runners) make `bwrap`
@@ -27,13 +30,18 @@ fail with "setting up uid map: Permission denied": `probe()` finds that out once
 (`limit_resources`, setrlimit) apply with or without bubblewrap.
 
 Not covered: /etc is readable as a whole (as root that includes /etc/shadow); bwrap's own command
-line, in the sandbox's /proc/1/cmdline, shows which folders are bound (not what they hold); System V
-IPC objects live as long as the slot's sandbox (/dev/shm is emptied between notebooks); the number
-of files a notebook writes into its folders is not limited, only their size.
+line, in the sandbox's /proc/1/cmdline, shows which folders are bound (not what they hold). What a
+notebook writes into its folders (on disk, in the grader's temporary folder) is bounded per file by
+RLIMIT_FSIZE and in all by the grader's watch (runner.Grader._watch_writes, once a second), not by the
+file system: that would need one of its own per slot (a sized tmpfs mounted outside the sandbox needs
+root; one inside it would hide the kernel's IPC sockets from the grader). It is all removed before the
+next notebook. System V IPC objects are removed after each notebook; while it runs, the memory of one
+that is no longer attached is counted by no setrlimit.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import resource
 import shutil
@@ -42,7 +50,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .limits import ADDRESS_SPACE, KERNEL_MEMORY
+from .limits import ADDRESS_SPACE, KERNEL_MEMORY, SHM_LIMIT
 
 ISOLATIONS = ("auto", "bwrap", "none")
 BWRAP = "bwrap"
@@ -126,7 +134,7 @@ def bwrap_argv(writable: list[Path], read_only: list[Path], hidden: list[Path] =
     writable but `writable`.
     """
     argv = [bwrap, "--unshare-all", "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--proc", "/proc", "--dev", "/dev"]
+            "--proc", "/proc", *device_folder(bwrap)]
     for name in SYSTEM_PATHS:
         path = Path(name)
         if path.is_symlink():
@@ -147,11 +155,34 @@ def bwrap_argv(writable: list[Path], read_only: list[Path], hidden: list[Path] =
     return argv + ["--remount-ro", "/", "--"]
 
 
+def device_folder(bwrap: str = BWRAP) -> list[str]:
+    """/dev as bwrap makes it (the device nodes), read-only, and /dev/shm a tmpfs of its own, at most SHM_LIMIT bytes
+    where this bwrap can size one (`--size`, bubblewrap 0.8 and later).
+
+    Why: bwrap's /dev is a writable tmpfs that lives as long as the sandbox, which for a slot's template is
+    the whole run: files written there would reach the next notebook and hold memory no limit counts.
+    Read-only, only /dev/shm (which POSIX shared memory and multiprocessing need) is writable, and it is
+    emptied before the next notebook (kernels._clear_namespace)."""
+    size = ["--size", str(SHM_LIMIT)] if _can_size(shutil.which(bwrap) or bwrap) else []
+    return ["--dev", "/dev", *size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+
+
+@functools.cache
+def _can_size(bwrap: str) -> bool:
+    """Whether this bwrap has `--size` (its --help lists it)."""
+    try:
+        shown = subprocess.run([bwrap, "--help"], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--size" in shown.stdout + shown.stderr
+
+
 @dataclass(frozen=True)
 class Isolation:
     """What `--isolation` resolved to: whether kernels run in bubblewrap, and if not, why (for the instructor)."""
     sandboxed: bool
     note: str | None = None  # said first and in the summary when kernels are NOT isolated
+    problem: str | None = None  # why bubblewrap could not run (`auto`), in bwrap's words
 
 
 class IsolationUnavailable(Exception):
@@ -190,4 +221,4 @@ def choose(isolation: str, bwrap: str = BWRAP) -> Isolation:
         raise IsolationUnavailable(f"--isolation bwrap: {problem}")
     return Isolation(False, f"kernels are NOT isolated: {problem}. Learners' code runs as you and can read "
                             "other submissions and your files; grade in a throwaway account or container, "
-                            "or on a host that allows unprivileged user namespaces")
+                            "or on a host that allows unprivileged user namespaces", problem)

@@ -10,17 +10,20 @@ kills its template harms only itself.
 With bubblewrap (sandbox.py) the slot is also a sandbox: the template runs inside it (a plain
 kernel is started inside a new one each time), only the slot's own folders are writable and
 visible, and the template kills whatever the notebook left in the sandbox when its kernel exits.
+
+Where this machine lets the grader make cgroups (cgroups.py), the slot also has its own: each
+notebook's kernel is moved in as it starts, so the notebook's CPU time, memory and tasks are
+counted and capped together, and everything it started is killed at once when it ends.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import stat
 from pathlib import Path
 
 from jupyter_client.kernelspec import KernelSpecManager
 
+from .emptying import empty_folder
+from . import cgroups
 from .kernels import TEMPLATES, ForkServer, provisioner_registered, write_kernel_spec
 
 # What a sandboxed kernel keeps of the grader's environment: nothing that could hold a secret.
@@ -44,6 +47,7 @@ class Slot:
         self.server: ForkServer | None = None
         self.specs: KernelSpecManager = write_kernel_spec(folder / "kernels", None, sandbox)
         self.failure: str | None = None  # why the template did not start (the slot then starts plain kernels)
+        self.cgroup = cgroups.make(folder.name)  # None: the notebook's processes are followed in /proc
 
     def env(self, base: dict) -> dict:
         """The kernel's environment: its own IPython directory; in a sandbox, its own home and temp too."""
@@ -88,10 +92,11 @@ class Slot:
         self.empty()
 
     def empty(self) -> None:
-        """The slot's writable folders as new (their contents removed whatever the notebook did to them)."""
+        """The slot's writable folders as new (their contents removed whatever the notebook made of them:
+        emptying.py, which no depth, length or permission stops). Raises OSError if anything is left."""
         for folder in (self.scratch, self.ipc):
-            for entry in list(folder.iterdir()) if folder.exists() else ():
-                remove(entry)
+            folder.mkdir(parents=True, exist_ok=True)
+            empty_folder(folder)
         for folder in (self.work, self.home, self.temp, self.ipython):
             folder.mkdir(parents=True, exist_ok=True)
 
@@ -101,28 +106,9 @@ class Slot:
             await self.server.close()
             self.server = None
 
+    def remove_cgroup(self) -> None:
+        """At the grader's end: whatever is still in the slot's cgroup killed, and the cgroup removed."""
+        if self.cgroup is not None:
+            self.cgroup.kill()
+            self.cgroup.remove()
 
-def remove(path: Path) -> None:
-    """Remove a file or a folder, also one the notebook made unreadable (chmod 000)."""
-    def allow(function, name, error):
-        try:
-            os.chmod(os.path.dirname(name), stat.S_IRWXU)
-            if os.path.isdir(name) and not os.path.islink(name):
-                os.chmod(name, stat.S_IRWXU)
-                shutil.rmtree(name, onerror=allow)
-            else:
-                os.unlink(name)
-        except OSError:
-            pass
-
-    if path.is_dir() and not path.is_symlink():
-        try:
-            path.chmod(stat.S_IRWXU)
-        except OSError:
-            pass
-        shutil.rmtree(path, onerror=allow)
-    else:
-        try:
-            path.unlink()
-        except OSError:
-            pass

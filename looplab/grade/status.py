@@ -10,10 +10,11 @@ from enum import Enum
 
 from ..checks.core import COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SOLVED
 from .judge import CRASHED, UNDEFINED
-from .limits import AFTER_A_STOP
+from .limits import AFTER_A_STOP, SUBMISSION_LIMIT, WRITE_ENTRIES, WRITE_LIMIT
 
 # The words README.md shows for the variable parts of a status.
-README_PLACEHOLDERS = {"stops": "cell N ran past the S s limit", "seconds": "S", "where": "in cell N"}
+README_PLACEHOLDERS = {"stops": "cell N ran past the S s limit", "seconds": "S", "where": "in cell N",
+                       "amount": "more than N MB"}
 
 
 class Status(Enum):
@@ -38,6 +39,10 @@ class Status(Enum):
                     "went on; if it would not stop, the run ended there")
     NOTEBOOK_STOPPED = ("stopped: the notebook ran past the total limit ({seconds} s)",
                         "stopped at `--timeout` before this exercise was graded; exercises graded before still count")
+    WROTE_TOO_MUCH = ("stopped: the notebook wrote {amount} into its folders",
+                      f"the grader stopped the kernel where it had written more than {WRITE_LIMIT >> 20} MB or "
+                      f"{WRITE_ENTRIES:,} files and folders, before this exercise was graded; exercises graded "
+                      "before still count")
     # "in cell N", or "during the check of exercise X" when it died in one of the grader's cells.
     KERNEL_DIED = ("the kernel died ({where})",
                    "the kernel exited (`os._exit`, a crash, out of memory) before this exercise was graded")
@@ -47,6 +52,10 @@ class Status(Enum):
     INVALID_JSON = ("invalid JSON", "(one row) the file is broken")
     NOT_A_NOTEBOOK = ("not a notebook", "(one row) the file is broken")
     UNREADABLE = ("cannot be read", "(one row) the file is broken")
+    TOO_LARGE = ("too large", f"(one row) the file is larger than the {SUBMISSION_LIMIT >> 20} MB the grader reads; "
+                              "it was not read")
+    LINKED = ("a link, not read", "(one row) the submission is a symbolic link, or lies in a linked folder: the grader "
+                                  "reads no file through a link (it would be another file, graded as this learner's)")
     OTHER_COURSE = ("not a notebook of this course",
                     "(one row) its exercises are not a course notebook's; the message lists them")
     NO_NOTEBOOK = ("no notebook found", "(one row) a learner's folder holds no notebook")

@@ -19,6 +19,7 @@ class Submission:
     learner: str
     missing: bool = False  # a learner's folder holding no notebook
     given: Path | None = None  # the folder given to the grader that holds it (None: the file was given itself)
+    linked: bool = False  # a symbolic link (to a notebook or a folder) in a folder given: never read
 
     @property
     def file(self) -> str:
@@ -32,10 +33,6 @@ class Submission:
         return (Path(folder.name) / Path(os.path.abspath(self.path)).relative_to(folder)).as_posix()
 
 
-def _visible(path: Path, root: Path) -> bool:
-    return not any(part.startswith(".") or part == "__pycache__" for part in path.relative_to(root).parts)
-
-
 def learner_from_file(path: Path, stems: list[str]) -> str:
     """`alice-01_one_tool_call.ipynb` -> `alice`; `alice/01_one_tool_call.ipynb` -> `alice`; a name an LMS
     made -> the learner it names (`smithalice_LATE_12345_678901_01_one_tool_call-1.ipynb` -> `smithalice`);
@@ -47,7 +44,7 @@ def learner_from_file(path: Path, stems: list[str]) -> str:
     for stem in sorted(stems, key=len, reverse=True):
         name = re.sub(re.escape(stem), "", name, flags=re.IGNORECASE)
     name = name.strip(" -_.")
-    return name or path.resolve().parent.name
+    return name or Path(os.path.abspath(path)).parent.name  # the folder it lies in, not where a link points
 
 
 def learner_of_folder(folder: Path, gradescope_names: dict[str, str]) -> str:
@@ -55,7 +52,36 @@ def learner_of_folder(folder: Path, gradescope_names: dict[str, str]) -> str:
     return lms.from_folder_name(folder.name, gradescope_names) or folder.name
 
 
+def notebooks_in(folder: Path) -> list[tuple[Path, bool]]:
+    """The notebooks under a learner's folder, each with whether it is a link: a notebook that is a symbolic
+    link, or a linked folder (where notebooks may be), is listed as a link and never followed.
+
+    Why: a link reads another file, as this learner's: `bob/01.ipynb -> ../alice/01.ipynb` would be graded as
+    alice's work under bob's name, and a link to an absolute path would show the instructor's files in bob's
+    feedback. Walked with a list rather than recursion: a folder can be any depth."""
+    found, folders = [], [folder]
+    while folders:
+        current = folders.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name == "__pycache__":
+                continue
+            path = Path(entry.path)
+            if entry.is_symlink():
+                if entry.name.endswith(".ipynb") or entry.is_dir():
+                    found.append((path, True))
+            elif entry.is_dir():
+                folders.append(path)
+            elif entry.name.endswith(".ipynb") and entry.is_file():
+                found.append((path, False))
+    return sorted(found)
+
+
 def collect(paths: list[str], stems: list[str]) -> list[Submission]:
+    """The submissions under the paths given (the paths themselves may be links: the instructor gave them)."""
     submissions = []
     for given in paths:
         path = Path(given)
@@ -64,10 +90,14 @@ def collect(paths: list[str], stems: list[str]) -> list[Submission]:
             for entry in sorted(path.iterdir()):
                 if entry.name.startswith(".") or entry.name == "__pycache__":
                     continue
-                if entry.is_dir():
+                if entry.is_symlink() and (entry.is_dir() or entry.suffix == ".ipynb"):
+                    learner = (learner_of_folder(entry, gradescope_names) if entry.is_dir()
+                               else learner_from_file(entry, stems))
+                    submissions.append(Submission(entry, learner, given=path, linked=True))
+                elif entry.is_dir():
                     learner = learner_of_folder(entry, gradescope_names)
-                    found = sorted(p for p in entry.rglob("*.ipynb") if p.is_file() and _visible(p, entry))
-                    submissions += ([Submission(p, learner, given=path) for p in found]
+                    found = notebooks_in(entry)
+                    submissions += ([Submission(p, learner, given=path, linked=link) for p, link in found]
                                     or [Submission(entry, learner, True, given=path)])
                 elif entry.suffix == ".ipynb":
                     submissions.append(Submission(entry, learner_from_file(entry, stems), given=path))
