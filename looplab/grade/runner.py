@@ -505,10 +505,10 @@ class Grader:
     async def _judged(judge: Judge, outcome: Outcome, index: int, aborted: bool) -> None:
         """The check point's cell ended: the judge's results, unless the kernel died or would not stop there."""
         if aborted:
-            judge.abandon()  # the run was cancelled: stop waiting for the kernel
+            judge.abandon()  # the run was cancelled (the total limit): stop waiting for the kernel
         judge.ended.set()
         results = await judge.judging
-        if outcome.died_at is None and outcome.stuck_at != index:
+        if not aborted and outcome.died_at is None and outcome.stuck_at != index:
             outcome.payloads[index] = {"step": "check", "results": results}
 
     async def _shutdown(self, km, kc) -> bool:
