@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from typing import Callable, Iterable, Iterator
 
 import anthropic
@@ -136,6 +137,14 @@ class ScriptedModel:
         return httpx2.Response(200, json=answer(body))
 
 
+_transports: "weakref.WeakKeyDictionary[anthropic.Anthropic, ObservedTransport]" = weakref.WeakKeyDictionary()
+
+
+def transport_of(client: anthropic.Anthropic) -> ObservedTransport:
+    """The transport under a scripted client: the grader answers a kernel's requests with it (looplab/grade/judge.py)."""
+    return _transports[client]
+
+
 def scripted_client(replies: Iterable[Reply], call_limit: int = 25) -> tuple[anthropic.Anthropic, Traffic]:
     """A real SDK client whose model is a script; every request still meets the API's rules."""
     traffic = Traffic()
@@ -147,4 +156,5 @@ def scripted_client(replies: Iterable[Reply], call_limit: int = 25) -> tuple[ant
         http_client=anthropic.DefaultHttpxClient(transport=transport),
     )
     remember_traffic(client, traffic)
+    _transports[client] = transport
     return client, traffic

@@ -3,7 +3,7 @@
 Eight learners on notebooks 1 and 2, with the statuses and messages the grader really writes
 (tests/grading_fixtures' gradebook), so the report's screenshot looks like a real class:
 - 1.2 is where the class is stuck: three learners named the tool "calc", one left it empty;
-- tina tampered, ravi's notebook 1 is broken JSON, `=2+3` is a learner name a spreadsheet would run;
+- tina handed in the course's own code, ravi's notebook 1 is broken JSON, `=2+3` is a learner name a spreadsheet would run;
 - quinn handed notebook 1 in twice (the last one counts: class_results.py).
 """
 
@@ -25,7 +25,7 @@ STUB = "not written yet: the code still raises NotImplementedError"
 CALC = "its name is 'calc'; the model will ask for it by name, and run_tool expects 'calculator'"
 EMPTY_TOOL = "not written yet: CALCULATOR_TOOL is still an empty dict"
 NOT_STR = "calculator('2 + 3') returned 5, a int, not a str"
-TAMPERED = "changed while the notebook ran: looplab.checks.run_check"
+COURSE_OWN = "this {name} is the course's own ({reference}), not yours"
 ID_MISMATCH = "one call: \"tool_use_id\" is 'toolu_01'; it should be the tool_use block's id, 'toolu_02'"
 
 
@@ -61,8 +61,9 @@ def class_rows() -> list[Row]:
     rows.append(Row("ravi", NB1, "", 0, None, "invalid JSON",
                     "Expecting property name enclosed in double quotes: line 4 column 4 (char 21)",
                     f"submissions/ravi-{NB1}.ipynb"))
-    rows += notebook_rows("tina", NB1, *[(exercise, "tampered with the checks", TAMPERED)
-                                         for exercise in ("1.1", "1.2", "1.3")])
+    rows += notebook_rows("tina", NB1, *[(exercise, "the course's own code", COURSE_OWN.format(
+        name=COURSE.exercise(exercise).name, reference=COURSE.exercise(exercise).reference.replace(":", ".")))
+        for exercise in ("1.1", "1.2", "1.3")])
     rows.append(Row("uma", "", "", 0, None, "no notebook found", "this folder holds no .ipynb file",
                     "submissions/uma"))
     return rows

@@ -141,7 +141,7 @@ class AnyText:
 
 
 # Rows the grader writes itself (no check spoke): no hint.
-NO_HINT = ("solved", "tampered with the checks", "the kernel died", "syntax error", "not in this version")
+NO_HINT = ("solved", "the kernel died", "syntax error", "not in this version")
 
 
 def rows_of(learner: str, stem: str, *rows) -> list[tuple]:
@@ -233,28 +233,33 @@ def expected_rows() -> list[tuple]:
                         ("1.1", 0, "syntax error",
                          f"cell {broken} does not parse (expected ':', line {line}), so calculator was never defined"),
                         *solved(*after(NB1, "1.1")))
-    expected += rows_of("tampered", NB1, *[(n, 0, "tampered with the checks",
-                                            "changed while the notebook ran: looplab.checks.run_check")
-                                           for n in nb1])
-    expected += rows_of("tampered_code", NB1, *[(n, 0, "tampered with the checks",
-                                                 Has("looplab.checks.notebook1.check_calculator"))
-                                                for n in nb1])
+    # Patching the checks in the kernel changes nothing: they run in the grader's process.
+    expected += rows_of("tampered", NB1, *stub)
+    expected += rows_of("tampered_code", NB1, *solved(*nb1))
     expected += forgery_rows(stub)
     return sorted(expected, key=lambda row: row[0].lower())  # the gradebook's order: by learner, then file
 
 
 def forgery_rows(stub: list[tuple]) -> list[tuple]:
-    """The forgeries of the grader's report (make_fixtures.py): each in the stub, so a forgery that worked
-    would show "solved" where these show tampering (or, when it was never called, the stub's own rows)."""
-    forged = "an output imitated the grader's own results (the check of exercise 1.1: forged)"
-    hidden = ("the grader's report from the check of exercise 1.1 never arrived "
-              "(hidden, or the cell was kept from running)")
+    """The forgeries of the old grader's report and the attacks of issue 19 (make_fixtures.py), each in the stub:
+    nothing the kernel shows or says is a verdict, so each is without effect (the stub's own rows) or its
+    answers are judged as the wrong answers they are."""
     ids = COURSE.notebook(NB1).ids
     expected = rows_of("honest_append", NB1, *solved(*ids))  # changes looplab.tools.TOOLS after the last check
-    expected += rows_of("shadowed_exec", NB1, *stub)  # the grader's cells never call `exec` by name
-    for learner, message in [("hidden_report", hidden), ("hijacked_display", forged), ("shadowed_import", forged),
-                             ("transformed", forged), ("ast_transformed", forged)]:
-        expected += rows_of(learner, NB1, *[(n, 0, "tampered with the checks", message) for n in ids])
+    for learner in ("shadowed_exec", "hidden_report", "hijacked_display", "shadowed_import", "transformed",
+                    "ast_transformed", "globals_patch", "gc_key"):
+        expected += rows_of(learner, NB1, *stub)
+    wrong = "calculator('4823 * 1979') returned {}; expected '9544717'"
+    no_request = Has("one_shot made 0 requests; it should make exactly one")
+    expected += rows_of("setprofile", NB1, ("1.1", 0, "not solved", wrong.format("'solved'")), stub[1],
+                        ("1.3", 0, "not solved", no_request), *stub[3:])
+    expected += rows_of("stack_walk", NB1, ("1.1", 0, "not solved", wrong.format("'0'")), *stub[1:])
+    expected += rows_of("oracle", NB1, ("1.1", 0, "not solved", wrong.format("'no oracle here'")), *stub[1:])
+    expected += rows_of("eq_str", NB1, ("1.1", 0, "not solved", wrong.format("'anything'")), stub[1],
+                        ("1.3", 0, "not solved", no_request), *stub[3:])
+    silent = Has("the learner's code did not answer the grader")
+    expected += rows_of("hostile_serve", NB1, ("1.1", 0, "not solved", silent), ("1.2", 0, "not solved", silent),
+                        ("1.3", 0, "not solved", no_request), *stub[3:])
     return expected
 
 
@@ -305,7 +310,7 @@ def test_the_terminal_shows_progress_and_a_table(graded):
     total = sum(e.points for e in COURSE.notebook(NB1).exercises)
     partial = sum(int(row[3]) for row in graded.rows if row[0] == "partial" and row[1] == NB1)
     for learner, notebook, points in [("complete", NB1, f"{total}/{total}"), ("partial", NB1, f"{partial}/{total}"),
-                                      ("tampered", NB1, f"0/{total}")]:
+                                      ("tampered", NB1, f"0/{total}"), ("tampered_code", NB1, f"{total}/{total}")]:
         assert any(line.split()[:3] == [learner, notebook, points] for line in table.splitlines()), table
 
 
@@ -382,10 +387,10 @@ def test_syntax_errors_lose_the_kernels_file_name():
     assert grade.plain_syntax_error("expected ':' (3782203738.py, line 5)") == "expected ':', line 5"
 
 
-def test_the_grader_cell_is_python_and_carries_its_nonce():
-    source = grade.grader_cell_source({"nonce": "abc123", "step": "start"})
+def test_the_grader_cells_are_python():
+    source = grade.start_cell_source({"memory": 123})
     compile(source, "<grader cell>", "exec")
-    assert "abc123" in source and source.startswith("# Added by the looplab grader")
+    assert source.startswith("# Added by the looplab grader")
 
 
 # --- the statuses -----------------------------------------------------------------------------------------

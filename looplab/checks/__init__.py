@@ -14,14 +14,14 @@ from ..course import COURSE, Course, resolve
 from ..scripted import TooManyCalls
 from . import core
 from .core import (
-    COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SAY, CheckFailed, CheckResult, CheckTimeout, Failure, Report, Session,
+    COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SAY, CheckFailed, CheckResult, CheckTimeout, Claims, Failure, Report, Session,
     borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, time_limit, time_limit_seconds,
 )
 from .. import api_shape
 from .source import CELL, FUNCTION, latest_definition, stub_left
 
-# Every notebook's checks are imported now, not on first use: the grader fingerprints the check
-# machinery once, before the learner's first cell, and it must all be there by then.
+# Every notebook's checks are imported now, not on first use: the grader judges several notebooks at
+# once, each in a thread of its own (looplab/grade/judge.py), and none should import a module mid-check.
 for _notebook in COURSE.notebooks:
     importlib.import_module(_notebook.checks)
 
@@ -29,28 +29,39 @@ _best: dict[str, CheckResult] = {}
 _hints_shown: dict[str, int] = {}
 
 
-def run_check(number: str, obj: Any, course: Course = COURSE) -> CheckResult:
-    """Check one exercise and return the result; never raises for anything the learner wrote."""
+def run_check(number: str, obj: Any, course: Course = COURSE, *, session: Session | None = None,
+              claims: Claims | None = None) -> CheckResult:
+    """Check one exercise and return the result; never raises for anything the learner wrote.
+
+    In a notebook, the cells are IPython's `In`. The grader (looplab/grade/judge.py) hands in `obj` as a proxy of
+    the learner's object in the kernel, the `session` read from the notebook file, and the kernel's `claims`."""
     exercise = course.exercise(number)
-    found = core.session()
+    found = core.session() if session is None else session
     cell = latest_definition(found.cells, exercise.name) if found else None
-    result = _judge(number, obj, course, found, cell)
+    result = _judge(number, obj, course, found, cell, claims)
     return _with_the_stub_left(result, cell, exercise.name) or result
 
 
-def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: str | None) -> CheckResult:
-    """The check itself: the course's own code refused, else the checker's scenarios played."""
+def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: str | None,
+           claims: Claims | None) -> CheckResult:
+    """The check itself: the course's own code refused, else the checker's scenarios played.
+
+    In-process, the learner's earlier pieces are swapped for the course's, a clock bounds the check and a
+    tripwire notes calls of the course's own version; under the grader (`claims` given), the kernel that runs
+    the learner's code does all three, and its claims can only cost points."""
     exercise = course.exercise(number)
     checker = course.checker(number)
     references = {name: resolve(target) for name, target in course.earlier_pieces(number).items()}
-    report = Report(texts=course.texts(number))
+    report = Report(texts=course.texts(number), cell=cell)
     own = resolve(exercise.reference)  # the course's own version: never the learner's answer
-    handed_in = is_the_course_version(obj, own) or (
+    handed_in = (claims is not None and claims.course_code) or is_the_course_version(obj, own) or (
         cell is not None and is_a_copy_of_the_course(obj, own, exercise.name, found, cell))
     borrowed = []
     api_shape.warm()  # the offline API's first use, paid outside the learner's time limit
     try:
-        if not handed_in:
+        if not handed_in and claims is not None:
+            checker(obj, report)
+        elif not handed_in:
             with isolated(obj, references), time_limit(*time_limit_seconds()), borrowing(obj, own) as borrowed:
                 checker(obj, report)
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
@@ -60,6 +71,7 @@ def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: s
             message = f"{report.situation}: {message}"
             hint = report.text(report.situation_key).hint or hint  # the point of this situation, not "fix the line"
         return CheckResult(number, exercise.title, 0, exercise.points, report.passed, message, hint, failure.kind)
+    borrowed = borrowed + (claims.borrowed if claims is not None else [])
     if handed_in or borrowed:
         message = SAY.words("course_code" if handed_in else "course_code_called", name=exercise.name,
                             reference=exercise.reference.replace(":", "."))

@@ -68,7 +68,16 @@ class Failure(Exception):
 
 
 class CheckTimeout(BaseException):
-    """Raised in the learner's code when it runs past the time limit."""
+    """Raised in the learner's code when it runs past the time limit (its seconds, when not TIME_LIMIT_SECONDS)."""
+
+
+@dataclass
+class Claims:
+    """What the kernel said of the learner's object under the grader (looplab/grade/judge.py): it IS the course's
+    own version, it CALLED it. Claims can only cost points, never award one."""
+
+    course_code: bool = False
+    borrowed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -79,6 +88,7 @@ class Report:
     situation: str | None = None
     situation_key: str | None = None  # its row: a hint for this situation, if the row has one
     texts: Mapping[str, Text] = field(default_factory=dict)
+    cell: str | None = None  # the cell that defined the exercise's name, where the check can read it (source.py)
 
     def text(self, key: str) -> Text:
         """The row `key` of the checker's table, or of the rows every check shares (TEXTS below)."""
@@ -385,7 +395,8 @@ def explain(error: BaseException) -> Failure:
     if isinstance(error, TooManyCalls):
         return SAY.failure("too_many_calls", error=error)
     if isinstance(error, CheckTimeout):
-        return SAY.failure("timeout", seconds=f"{time_limit_seconds()[0]:g}")
+        seconds = error.args[0] if error.args and isinstance(error.args[0], (int, float)) else time_limit_seconds()[0]
+        return SAY.failure("timeout", seconds=f"{seconds:g}")
     if isinstance(error, MemoryError):  # only the grader limits memory (looplab/grade/limits.py)
         return SAY.failure("memory", where=learner_frame(error))
     return SAY.failure("raised", error=f"{type(error).__name__}: {error}", where=learner_frame(error))
@@ -400,8 +411,15 @@ def _rule_hint(error: anthropic.BadRequestError) -> str:
     return SAY.text("no_rule").hint if violation is None else violation.hint
 
 
-def learner_frame(error: BaseException) -> str:
-    """The last line of the traceback that is not looplab's, the SDK's or Python's own."""
+def learner_line(error: BaseException) -> str | None:
+    """The last line of the traceback that is not looplab's, the SDK's or Python's own (None if there is none)."""
     ours = (str(PACKAGE_DIR), sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"])
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith(ours)]
-    return SAY.words("at_line", line=frames[-1].line) if frames and frames[-1].line else ""
+    return frames[-1].line if frames and frames[-1].line else None
+
+
+def learner_frame(error: BaseException) -> str:
+    """Where in the learner's code the error was raised, in words: its line (the kernel's, under the grader)."""
+    line = getattr(error, "learner_line", None)
+    line = line if isinstance(line, str) else learner_line(error)
+    return SAY.words("at_line", line=line) if line else ""

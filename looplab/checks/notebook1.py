@@ -57,12 +57,19 @@ def _shown(report: Report, expression: str) -> str:
                         length=len(expression))
 
 
-def _calls_eval(function) -> bool:
-    """Does the source call eval, exec or compile? Reading the tree, so comments don't count."""
+def _calls_eval(function, cell: str | None = None) -> bool:
+    """Does the source call eval, exec or compile? Reading the tree, so comments don't count.
+
+    The source is the function's definition in the cell that made it, when the check has the cell (the
+    notebook's `In`; under the grader, the notebook file: the function itself is in the kernel), else
+    what `inspect` finds."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    except (OSError, TypeError, SyntaxError):
+        tree = ast.parse(cell) if cell is not None else ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError, ValueError):
         return False
+    if cell is not None:
+        tree = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and node.name == getattr(function, "__name__", None)), tree)
     named = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
     return bool(named & {"eval", "exec", "compile"})
 
@@ -78,7 +85,7 @@ def check_calculator(calculator, report: Report) -> None:
             raise report.failure("not_exact" if _reformatted(output, value) else "wrong_value", **said)
     report.note("right_answers", count=len(ARITHMETIC))
     report.situation = None
-    report.require(not _calls_eval(calculator), "no_eval")
+    report.require(not _calls_eval(calculator, report.cell), "no_eval")
     for expression, what in REFUSED:
         refusal = dict(expression=_shown(report, expression), what=report.words(what))
         try:

@@ -38,21 +38,17 @@ How a notebook is graded
   its own, whose processes all die when the notebook ends. `auto` says first, and again at the end,
   when kernels are NOT isolated and why. Resource limits (memory, processes, file size, open
   files) apply either way.
-- The grader adds its own cells (in_kernel.py, kernel_cells.py), run without entering the history:
-  one before the learner's first cell, which records a fingerprint of the check machinery (every
-  function, class and constant of the looplab modules, their code, and the builtins); one right
-  before each exercise's check cell (or, if the learner deleted it, before the next exercise), which
-  runs the official `looplab.checks.run_check` on the learner's object as it is at that point,
-  between two more fingerprints; one after the last cell. Grading where the check cell sits matters:
-  notebook 2 redefines `agent_turn` in a later exercise, and a check at the very end would grade the
-  wrong one.
-- Points come only from those cells' reports, each believed only if it is signed with the key the
-  first cell made before any learner code ran, answers its own cell, and is the only one there
-  (grader_reports.py; in_kernel.py says why); everything a submission stores (outputs, scores) and
-  everything the learner's own cells print is ignored. Tampering, 0 everywhere: a grader cell that
-  finished without such a report (missing, garbled, doubled, forged), or a fingerprint around a
-  check that differs from the first one. The last cell's fingerprint does not count: what changes
-  after the last check changes no grade.
+- The grader adds its own cells, run without entering the history: one before the learner's first
+  cell, which starts the memory watch (in_kernel.py, kernel_cells.py); one right before each
+  exercise's check cell (or, if the learner deleted it, before the next exercise), which connects
+  the kernel to the grader (looplab/serve.py) while the grader runs the official checks in its own
+  process on proxies of the learner's objects as they are at that point (judge.py, over
+  looplab/channel.py). Grading where the check cell sits matters: notebook 2 redefines `agent_turn`
+  in a later exercise, and a check at the very end would grade the wrong one.
+- Points come only from that judgement: the kernel runs the learner's code and sends back what it
+  returned and did, as plain data, judged as the learner's answer; what it claims (the course's own
+  code, out of time) can only cost points. Everything a submission stores (outputs, scores) and
+  everything the learner's own cells print is ignored; nothing in the kernel is a secret or a verdict.
 - Which course version it was made with comes from its metadata (`looplab.course_version`, see
   course.SubmissionVersion). Exercises the course added after that version are not checked: their
   rows say "not in this version", 0 of 0 points.
@@ -105,8 +101,8 @@ submissions in a throwaway account or container.
 from .course import SubmissionVersion, exercise_number, load_course, not_in_version, submission_version
 from .gradebook import CSV_COLUMNS, Row, Ungradable
 from .grading import GradingOptions, GradingResult, UsageError, grade, grade_submission, one_row
-from .in_kernel import MIME
-from .kernel_cells import GRADER_MARK, IN_KERNEL_SOURCE, grader_cell_source
+from .judge import Judge
+from .kernel_cells import GRADER_MARK, IN_KERNEL_SOURCE, start_cell_source
 from .kernels import FORK_SERVER_BOOT, PROVISIONER_NAME, ForkProvisioner, ForkServer, serve_forks
 from .outcome import Outcome
 from .limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
@@ -125,10 +121,10 @@ from .submissions import Submission, collect, learner_from_file, submission_orde
 
 __all__ = [
     "CSV_COLUMNS", "DEFAULT_CELL_TIMEOUT", "DEFAULT_TIMEOUT", "FORK_SERVER_BOOT", "GRADER_MARK", "IN_KERNEL_SOURCE",
-    "MIME", "PROVISIONER_NAME", "CheckKind", "ForkProvisioner", "ForkServer", "Grader", "GraderCell",
+    "Judge", "PROVISIONER_NAME", "CheckKind", "ForkProvisioner", "ForkServer", "Grader", "GraderCell",
     "GradingOptions", "GradingProgress", "GradingResult", "Outcome", "Plan", "Row", "Status", "Submission",
     "SubmissionVersion", "Ungradable", "UsageError", "collect", "exercise_number", "feedback_notebook", "grade",
-    "grade_submission", "grader_cell_source", "grading_points", "learner_from_file", "load_course",
+    "grade_submission", "start_cell_source", "grading_points", "learner_from_file", "load_course",
     "not_in_version", "one_row", "plain_syntax_error", "plan_run", "read_submission", "rows_for", "serve_forks",
     "submission_order", "submission_version", "summary_table", "write_csv", "write_feedback",
 ]

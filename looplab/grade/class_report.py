@@ -38,11 +38,10 @@ KINDS = {
     Status.NOTEBOOK_STOPPED: "broken",
     Status.WROTE_TOO_MUCH: "broken",
     Status.KERNEL_DIED: "broken",
-    Status.TAMPERED: "tampered",
     Status.COURSE_CODE: "tampered",
 }
 LEGEND = [("solved", "solved"), ("failed", "not solved"), ("stub", "not written yet"),
-          ("broken", "not defined, syntax error, stopped, kernel died"), ("tampered", "tampered with the checks, or the course's own code"),
+          ("broken", "not defined, syntax error, stopped, kernel died"), ("tampered", "the course's own code"),
           ("other", "could not be graded"), ("missing", "not handed in")]
 
 STYLE = """

@@ -1,34 +1,24 @@
-"""The grader's own cells: the source of in_kernel.py, put into a cell with this step's arguments.
+"""The grader's own cells: the first one runs in_kernel.py's source; each check point connects to the judge.
 
-The code is a real module (linted and unit-tested), but a kernel never imports it: each cell runs
-its source in a namespace of its own, so nothing the learner did to `sys.modules` changes what runs.
-Why the later cells are different, and signed: in_kernel.py's docstring.
+The code of the first cell is a real module (linted and unit-tested), but a kernel never imports it:
+the cell runs its source in a namespace of its own, before any learner code. The later cells, one per
+check point, are looplab/grade/judge.py's `Judge.cell_source`: an import of looplab.serve and a call.
+Whatever the learner does to them (shadowing names, rewriting the cell) only changes what answers
+the judge, and what answers is judged like any answer of the learner's.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .in_kernel import RUNNER
-
 GRADER_MARK = "looplab_grader"  # cell metadata key of the grader's own cells
 IN_KERNEL_SOURCE = (Path(__file__).resolve().parent / "in_kernel.py").read_text(encoding="utf-8")
+HEADER = "# Added by the looplab grader (python -m looplab.grade): not part of the submission.\n"
 
 
-def grader_cell_source(step: dict) -> str:
-    """A cell that runs in_kernel's step without importing anything of the grader.
-
-    The first cell runs in the fresh kernel, before any learner code: it may look up `exec` and
-    friends, which nothing has shadowed yet, and it gives in_kernel's functions a copy of the builtins
-    as they are then. Later cells look up no global name: an import statement (which finds
-    `__import__` among the builtins, never among the learner's names) of the runner the first one
-    left, and a literal. A learner who breaks that path (replacing `__builtins__`, the runner, the
-    cell's text) only keeps the signed report from arriving, which counts as tampering.
-    """
-    header = "# Added by the looplab grader (python -m looplab.grade): not part of the submission.\n"
-    if step["step"] != "start":
-        return f"{header}import {RUNNER}\n{RUNNER}.run({step!r})\ndel {RUNNER}\n"
+def start_cell_source(step: dict) -> str:
+    """The first cell: in_kernel's source and `start(STEP)`, in a namespace of its own."""
     code = f"{IN_KERNEL_SOURCE}\n\nstart(STEP)\n"
     namespace = {"__name__": "looplab_grader", "STEP": step}
-    return (f"{header}exec(compile({code!r}, '<looplab grader>', 'exec'), "
+    return (f"{HEADER}exec(compile({code!r}, '<looplab grader>', 'exec'), "
             f"{{**{namespace!r}, '__builtins__': __import__('builtins').__dict__.copy()}})\n")

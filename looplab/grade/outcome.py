@@ -12,9 +12,8 @@ from typing import Any
 
 @dataclass
 class Outcome:
-    payloads: dict[int, dict] = field(default_factory=dict)  # cell index in plan.notebook -> the grader's result
-    # Grader cells that finished without one believable report: why (grader_reports.MISSING, FORGED, GARBLED).
-    forged: dict[int, str] = field(default_factory=dict)
+    # cell index in plan.notebook -> what the judge found there: {"step": "check", "results": {exercise: result}}
+    payloads: dict[int, dict] = field(default_factory=dict)
     failures: dict[int, str] = field(default_factory=dict)  # grader cells without a result: why
     timed_out: dict[int, float] = field(default_factory=dict)  # cell index in plan.notebook -> the limit it ran past
     died_at: int | None = None

@@ -10,7 +10,6 @@ import errno
 import json
 import os
 import re
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection
@@ -30,7 +29,7 @@ CHECK_CALL = re.compile(r"""\bcheck\(\s*(['"])(?P<number>\d+\.\d+)\1""")
 
 @dataclass
 class GraderCell:
-    """One of the grader's own cells in the run: which step of in_kernel.py, and which exercises it checks."""
+    """One of the grader's own cells in the run: "start" (the memory watch), "check" (its exercises judged), "end"."""
     step: str  # start, check, end
     exercises: list[Exercise] = field(default_factory=list)
 
@@ -42,7 +41,6 @@ class Plan:
     original: Any  # the learner's notebook, as read (never written back)
     notebook: Any  # the learner's cells with the grader's cells among them
     origin: list  # per cell of `notebook`: the learner's cell number (1-based), or a GraderCell
-    nonce: str
     version: SubmissionVersion  # the course version it is graded as
     not_in_version: list[Exercise]  # exercises added after that version: never checked, 0 of 0 points
     cell_limit: float = DEFAULT_CELL_TIMEOUT
@@ -164,7 +162,6 @@ def plan_run(submission: Submission, notebook, course_notebook: Notebook) -> Pla
     version = submission_version(notebook, course_notebook)
     absent = not_in_version(course_notebook, version.graded_as)
     points = grading_points(notebook, course_notebook, absent)
-    nonce = secrets.token_hex(16)
     cells, origin = [], []
 
     def add_grader_cell(grader_cell: GraderCell) -> None:
@@ -188,4 +185,4 @@ def plan_run(submission: Submission, notebook, course_notebook: Notebook) -> Pla
         origin.append(index + 1)
     add_grader_cell(GraderCell("end"))
     augmented = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(notebook.metadata))
-    return Plan(submission, course_notebook, notebook, augmented, origin, nonce, version, absent)
+    return Plan(submission, course_notebook, notebook, augmented, origin, version, absent)

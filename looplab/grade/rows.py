@@ -1,4 +1,4 @@
-"""From a run to rows: what the grader's cells reported, turned into a status per exercise.
+"""From a run to rows: what the judge found at each check point, turned into a status per exercise.
 
 The statuses themselves are `Status` (status.py); nothing in this module runs code.
 """
@@ -11,7 +11,6 @@ from typing import Any
 from ..course import COURSE, Exercise
 from .course import exercise_number
 from .gradebook import Row
-from .grader_reports import MISSING
 from .outcome import Outcome
 from .plan import GraderCell, Plan
 from .status import CheckKind, Status, seconds, stops_text
@@ -35,12 +34,6 @@ def name_list(names: list[str], limit: int = 5) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def _unpack(packed: Any) -> dict[str, str]:
-    if not isinstance(packed, str):
-        return {}
-    return dict(line.split("\t", 1) for line in packed.splitlines() if "\t" in line)
-
-
 def _place(plan: Plan, index: int) -> str:
     """Where in the run a cell is: 'cell 12' (the learner's numbering), or which of the grader's cells."""
     origin = plan.origin[index]
@@ -49,45 +42,6 @@ def _place(plan: Plan, index: int) -> str:
     if origin.exercises:
         return f"the check of exercise {', '.join(e.id for e in origin.exercises)}"
     return f"the grader's {'first' if origin.step == 'start' else 'last'} cell"
-
-
-def _tampering(plan: Plan, outcome: Outcome) -> str | None:
-    """What the notebook did to the checks or to the grader's reports, in words; None if nothing.
-
-    What counts is what can change a grade: the check machinery as it stands when each check runs
-    and as the check leaves it (the fingerprints before and after each check cell), and every grader
-    cell's report (missing, forged or garbled is tampering: a report the grader can't believe could
-    have hidden anything). The last cell's fingerprint doesn't count: nothing changed after the last
-    check can change a grade (an honest `TOOLS.append` at the end of a notebook is not tampering).
-    """
-    if outcome.forged:
-        index, problem = min(outcome.forged.items())
-        place = _place(plan, index)
-        if problem == MISSING:
-            return f"the grader's report from {place} never arrived (hidden, or the cell was kept from running)"
-        return f"an output imitated the grader's own results ({place}: {problem})"
-    start = next((p for p in outcome.payloads.values() if p.get("step") == "start"), None)
-    if start is None:
-        return None
-    reference = _unpack(start.get("fingerprint"))
-    changed: set[str] = set()
-    for index, payload in outcome.payloads.items():
-        origin = plan.origin[index]
-        if not (isinstance(origin, GraderCell) and origin.exercises):
-            continue
-        for key in ("before", "after"):
-            report = payload.get(key)
-            if isinstance(report, dict) and report.get("digest") == start.get("digest"):
-                continue
-            prints = _unpack(report.get("prints")) if isinstance(report, dict) else {}
-            if not prints:  # a report without its fingerprint: nothing to compare is not "unchanged"
-                changed.add("the grader's fingerprint")
-                continue
-            names = {name for name, value in prints.items() if reference.get(name) != value
-                     and not (name not in reference and str(value).startswith("module looplab"))}
-            names |= {name for name in reference if name not in prints}
-            changed |= names  # empty when the only change is a looplab submodule imported since
-    return f"changed while the notebook ran: {name_list(sorted(changed))}" if changed else None
 
 
 def rows_for(plan: Plan, outcome: Outcome) -> list[Row]:
@@ -124,10 +78,6 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
     start_index = 0
     if start_index in outcome.failures and outcome.died_at is None and outcome.stopped_at is None:
         return every_exercise(Status.NOT_GRADED, f"the grader's first cell failed: {outcome.failures[start_index]}")
-
-    message = _tampering(plan, outcome)
-    if message:
-        return every_exercise(Status.TAMPERED, message)
 
     # Where each exercise was graded, in the order the run went.
     checks = [(i, o) for i, o in enumerate(plan.origin) if isinstance(o, GraderCell) and o.exercises]

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,8 +21,8 @@ from queue import Empty
 from typing import Any
 
 from .emptying import disk_use, remove_tree
-from .grader_reports import take_report
-from .kernel_cells import grader_cell_source
+from .judge import Judge, learner_cells
+from .kernel_cells import start_cell_source
 from .kernels import KERNEL_NAME
 from . import process_tree
 from .limits import (AFTER_A_STOP, CHECK_SECONDS, CONFIRM_FACTOR, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, MEMORY_WATCH,
@@ -52,6 +53,7 @@ class Session:
     km: Any
     kc: Any
     client: Any
+    ipc: Path  # the slot's IPC folder: the judge's sockets (the kernel sees it, sandboxed or not)
     count: int = 0  # the learner's cells run so far: their execution counts
     tree: NotebookTree | None = None  # the notebook's processes: their CPU time, their limits, their end
     scale: float = 1  # the limits' factor: CONFIRM_FACTOR when a stop is being confirmed
@@ -97,6 +99,13 @@ async def _wait_ready(kc, km, timeout: float) -> None:
                     return
         except Empty:
             continue
+
+
+def cell_error(cell) -> str | None:
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            return f"{output.get('ename')}: {output.get('evalue')}"
+    return None
 
 
 class Grader:
@@ -376,7 +385,7 @@ class Grader:
         limits: dict[int, float] = {}  # each cell's limit in CPU seconds, set as it starts
         client = self._client(plan, outcome, km, limits)
         outcome.executed = plan.notebook
-        session = Session(km, None, client, scale=scale, limits=limits)
+        session = Session(km, None, client, slot.ipc, scale=scale, limits=limits)
         try:
             async with self.starting:
                 await km.start_kernel(env=env, cwd=str(work), **extra)
@@ -411,9 +420,14 @@ class Grader:
                 continue
             outcome.current = index
             grader_cell = plan.origin[index] if isinstance(plan.origin[index], GraderCell) else None
-            if grader_cell is not None:
-                request = self._step_args(plan, outcome, grader_cell, index)
-                cell.source = grader_cell_source(request)
+            if grader_cell is not None and grader_cell.step == "end":
+                continue  # nothing to run after the last check: a grade is decided at its check point
+            judge = None
+            if grader_cell is not None and grader_cell.step == "check":
+                judge = self._judge(plan, session, index, grader_cell)
+                cell.source = judge.cell_source()
+            elif grader_cell is not None:
+                cell.source = start_cell_source({"memory": MEMORY_WATCH})  # in_kernel.watch_memory
             elif cell.source.strip():
                 session.count += 1
             session.limits[index] = self._cell_limit(plan, outcome, session.scale)
@@ -434,12 +448,16 @@ class Grader:
                 raise
             finally:
                 watch.cancel()
+                if judge is not None:
+                    await self._judged(judge, outcome, index, aborted=sys.exc_info()[0] is not None)
+            if grader_cell is not None and grader_cell.step == "start" and (
+                    cell_error(cell) or index in outcome.timed_out):
+                outcome.failures[index] = cell_error(cell) or "it ran past its time limit"
+                return  # the first cell ran before any learner code: the grader's own failure
             if index in outcome.timed_out and outcome.stuck_at is None and not await _answers(
                     session.kc, STUCK_GRACE * session.scale * WALL_FACTOR):
                 outcome.stuck_at = index  # every later cell would only wait for it, each to its own limit
             if outcome.stuck_at is not None:
-                return
-            if grader_cell is not None and not take_report(outcome, cell, index, request):
                 return
 
     async def _watch(self, session: Session, outcome: Outcome, execution: asyncio.Task, index: int) -> None:
@@ -468,16 +486,30 @@ class Grader:
                 execution.cancel()
                 return
 
-    def _step_args(self, plan: Plan, outcome: Outcome, grader_cell: GraderCell, index: int) -> dict:
-        """The STEP in_kernel gets: the nonce, which cell, and after the start what the start recorded."""
-        args: dict = {"nonce": plan.nonce, "step": grader_cell.step, "cell": index}
-        if grader_cell.step == "start":
-            args["memory"] = MEMORY_WATCH  # in_kernel.watch_memory
-        else:
-            start = next((p for p in outcome.payloads.values() if p.get("step") == "start"), {})
-            args.update(modules=start.get("modules", []), builtins=start.get("builtins", []),
-                        expected=start.get("digest"), exercises=[[e.id, e.name] for e in grader_cell.exercises])
-        return args
+    def _judge(self, plan: Plan, session: Session, index: int, grader_cell: GraderCell):
+        """A check point: its cell connects the kernel to a Judge whose thread runs the checks (judge.py)."""
+        sources = [c.source for c, origin in zip(plan.notebook.cells[:index], plan.origin[:index])
+                   if not isinstance(origin, GraderCell) and c.cell_type == "code"]
+        loop = asyncio.get_running_loop()
+
+        def interrupt() -> None:  # the judge's own clock ran out: stop the learner's code now
+            asyncio.run_coroutine_threadsafe(session.km.interrupt_kernel(), loop)
+
+        judge = Judge(grader_cell.exercises, learner_cells(sources), session.ipc, CHECK_SECONDS * session.scale,
+                      interrupt, wall_factor=WALL_FACTOR)
+        judge.ended = threading.Event()
+        judge.judging = asyncio.ensure_future(asyncio.to_thread(judge.run, judge.ended))
+        return judge
+
+    @staticmethod
+    async def _judged(judge: Judge, outcome: Outcome, index: int, aborted: bool) -> None:
+        """The check point's cell ended: the judge's results, unless the kernel died or would not stop there."""
+        if aborted:
+            judge.abandon()  # the run was cancelled (the total limit): stop waiting for the kernel
+        judge.ended.set()
+        results = await judge.judging
+        if not aborted and outcome.died_at is None and outcome.stuck_at != index:
+            outcome.payloads[index] = {"step": "check", "results": results}
 
     async def _shutdown(self, km, kc) -> bool:
         """Kill the kernel now (nothing of it is kept) and wait for its exit, polling quickly; False if it did not end."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import Enum
 
 from ..checks.core import COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SOLVED
-from .in_kernel import CRASHED, UNDEFINED
+from .judge import CRASHED, UNDEFINED
 from .limits import AFTER_A_STOP, SUBMISSION_LIMIT, WRITE_ENTRIES, WRITE_LIMIT
 
 # The words README.md shows for the variable parts of a status.
@@ -46,9 +46,6 @@ class Status(Enum):
     # "in cell N", or "during the check of exercise X" when it died in one of the grader's cells.
     KERNEL_DIED = ("the kernel died ({where})",
                    "the kernel exited (`os._exit`, a crash, out of memory) before this exercise was graded")
-    TAMPERED = ("tampered with the checks",
-                "the notebook changed the check machinery, or forged or hid the grader's report (the message says "
-                "which): 0 points for the whole notebook")
     NOT_GRADED = ("could not be graded", "the grader's own cell, or the grader, failed; the message says how")
     GRADER_ERROR = ("grader error", "the grader's own cell, or the grader, failed; the message says how")
     # Ungradable submissions: one row each, the exercise empty.
@@ -115,7 +112,7 @@ def seconds(value: float) -> str:
 
 
 class CheckKind(str, Enum):
-    """What the grader's check of one exercise found, as the kernel reports it (never read from words)."""
+    """What the grader's check of one exercise found (judge.py; never read from words)."""
 
     SOLVED = SOLVED
     NOT_WRITTEN = NOT_WRITTEN

@@ -53,7 +53,8 @@ def test_the_class_report_shows_where_the_class_is_stuck(page, tmp_path):
     assert cell("alice", "2.3").get_attribute("class") == "cell solved"
     assert cell("alice", "2.3").inner_text().split() == ["2/2", "solved"]
     assert "not solved" in cell("bob", "1.2").inner_text() and "failed" in cell("bob", "1.2").get_attribute("class")
-    assert "tampered" in cell("tina", "1.1").inner_text()
+    assert "the course's own code" in cell("tina", "1.1").inner_text()
+    assert "tampered" in cell("tina", "1.1").get_attribute("class")
     assert cell("chen", "2.1").get_attribute("data-status") == "not handed in"
     assert "invalid JSON" in cell("ravi", "1.3").inner_text()
     assert cell("=2+3", "1.1").get_attribute("data-status") == "solved"

@@ -31,6 +31,14 @@ the file-name rule:
     hidden_report/01_one_tool_call       patches run_check and hides the grader's reports (they would show it)
     transformed/01_one_tool_call         an input transformer that rewrites the grader's cells
     ast_transformed/01_one_tool_call     an AST transformer that rewrites the grader's call of its own code
+  attacks on the grade from inside the kernel (issue 19), each in the stub: judged as wrong answers, or without effect:
+    globals_patch/01_one_tool_call       patches the old runner's globals and looplab.checks.run_check
+    setprofile/01_one_tool_call          a profile hook rewriting what the kernel's functions return
+    gc_key/01_one_tool_call              hunts a signing key with gc.get_objects() and signs a report
+    stack_walk/01_one_tool_call          a calculator that walks up the stack to disable the check's Report
+    oracle/01_one_tool_call              a calculator that reads the expected answer out of the callers' frames
+    eq_str/01_one_tool_call              answers are a str subclass whose __eq__ is always true
+    hostile_serve/01_one_tool_call       looplab.serve.serve replaced: garbage, a flood, then forged answers
     other_course/01_one_tool_call        exercises 7.1 to 7.3: not this course
     empty/                               a learner folder without a notebook
     invalid_json-01_one_tool_call.ipynb  a notebook cut short
@@ -222,6 +230,143 @@ class Forge(ast.NodeTransformer):
 
 get_ipython().ast_transformers.append(Forge())'''
 
+GLOBALS_PATCH = '''\
+import sys
+
+import looplab.checks
+from looplab.checks.core import CheckResult
+from looplab.course import COURSE
+
+
+def solved(number, obj, *args, **kwargs):
+    exercise = COURSE.exercise(number)
+    return CheckResult(number, exercise.title, exercise.points, exercise.points, ["trust me"])
+
+
+runner = sys.modules.get("__looplab_grader__")  # the old grader's runner, left in the kernel by its first cell
+if runner is not None:
+    runner.run.__globals__["run_checks"] = lambda exercises, namespace: {
+        number: {"kind": "solved", "message": None} for number, _ in exercises}
+looplab.checks.run_check = solved'''
+
+SETPROFILE = '''\
+import sys
+
+
+def rewrite(frame, event, result):
+    """What the kernel's functions return, rewritten on its way out: solved, not the course's, a fine answer."""
+    if event != "return" or not isinstance(result, dict):
+        return
+    for each in (result.get("results") or {}).values():
+        each.update(kind="solved", message=None)
+    if "course_code" in result:
+        result["course_code"] = False
+    if result.get("op") in ("returned", "raised"):
+        result.clear()
+        result.update(op="returned", value="solved", after=[], borrowed=[])
+
+
+sys.setprofile(rewrite)'''
+
+GC_KEY = f'''\
+import gc
+import hmac
+from hashlib import sha256
+
+from IPython.display import publish_display_data
+
+candidates = [item for item in gc.get_objects() if isinstance(item, bytes) and len(item) == 32]
+for cell in (c for f in gc.get_objects() if type(f).__name__ == "function" for c in (f.__closure__ or ())):
+    try:
+        if isinstance(cell.cell_contents, bytes) and len(cell.cell_contents) == 32:
+            candidates.append(cell.cell_contents)
+    except ValueError:
+        pass
+for key in candidates[:50]:
+    text = repr({{"step": "check", "results": {{"1.1": {{"kind": "solved", "message": None}}}}}})
+    publish_display_data({{"{MIME}": {{"text": text, "mac": hmac.new(key, text.encode(), sha256).hexdigest()}}}})'''
+
+STACK_WALK = '''\
+import sys
+
+
+def calculator(expression):
+    """Every Report up the stack stops failing; the answer is anything."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        for value in list(frame.f_locals.values()):
+            if hasattr(value, "require") and hasattr(value, "failure"):
+                value.require = lambda *args, **kwargs: None
+                value.failure = lambda *args, **kwargs: Exception()
+        frame = frame.f_back
+    return "0"'''
+
+ORACLE = '''\
+import sys
+
+
+def calculator(expression):
+    """The expected answer, read out of the checking code's frames."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if "expected" in frame.f_locals:
+            return str(frame.f_locals["expected"])
+        frame = frame.f_back
+    return "no oracle here"'''
+
+EQ_STR = '''\
+class Anything(str):
+    """Equal to whatever it is compared with."""
+
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = str.__hash__
+
+
+def calculator(expression):
+    return Anything("anything")'''
+
+EQ_STR_ONE_SHOT = '''\
+def one_shot(client, question):
+    return Anything("anything")'''
+
+HOSTILE_SERVE = '''\
+import json
+import signal
+import socket
+
+import looplab.serve
+
+signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # a write to a closed socket is an error here, not the kernel's end
+
+served = []
+
+
+def serve(path, namespace=None):
+    """The kernel's end of the grader's channel, replaced: garbage, then a flood, then forged answers."""
+    served.append(path)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    try:
+        if len(served) == 1:
+            sock.sendall(b"this is not JSON\\n")
+        elif len(served) == 2:
+            sock.sendall(b"x" * (17 * 1024 * 1024))
+        else:  # every request answered: the object exists, is not the course's, and returns the right product
+            answer = {"exists": True, "callable": True, "course_code": False, "op": "returned", "value": "9544717"}
+            for _ in sock.makefile("rb"):
+                sock.sendall((json.dumps(answer) + "\\n").encode())
+    except OSError:
+        pass
+    sock.close()
+
+
+looplab.serve.serve = serve'''
+
 HONEST_APPEND = '''\
 from looplab.tools import TOOLS
 
@@ -389,6 +534,16 @@ def build(target: Path) -> list[Path]:
                             ("hijacked_display", HIJACK_DISPLAY), ("hidden_report", HIDE_REPORTS),
                             ("transformed", TRANSFORM), ("ast_transformed", AST_TRANSFORM)]:
         write(f"{learner}/{NB1}.ipynb", with_cell(learner_version(solution(NB1)), source, f"fixture-{learner}"))
+    for learner, source in [("globals_patch", GLOBALS_PATCH), ("setprofile", SETPROFILE), ("gc_key", GC_KEY),
+                            ("hostile_serve", HOSTILE_SERVE)]:
+        write(f"{learner}/{NB1}.ipynb", with_cell(learner_version(solution(NB1)), source, f"fixture-{learner}"))
+    for learner, answers in [("stack_walk", {"1.1": STACK_WALK}), ("oracle", {"1.1": ORACLE}),
+                             ("eq_str", {"1.3": EQ_STR_ONE_SHOT, "1.1": EQ_STR})]:
+        notebook = learner_version(solution(NB1))  # each answer right after its exercise's cell, the last first
+        for number, source in answers.items():
+            index = exercise_index(notebook, number) + 1
+            with_cell(notebook, source, f"fixture-{learner}-{number.replace('.', '-')}", index=index)
+        write(f"{learner}/{NB1}.ipynb", notebook)
     write(f"other_course/{NB1}.ipynb", other_course())
 
     (target / "empty").mkdir(parents=True)

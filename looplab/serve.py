@@ -1,0 +1,304 @@
+"""The kernel's end of the grader's channel: run the learner's code when asked, send back what it did.
+
+Under the grader (`python -m looplab.grade`) each check point of a notebook is one cell:
+
+    import looplab.serve
+    looplab.serve.serve("/the/slot/ipc/judge-1a2b.sock")
+
+It connects to the grader and answers its requests until told "done". The checks, their scenarios,
+the scripted model and every comparison stay in the grader's process (looplab/grade/judge.py): here,
+the learner's objects are only described, read (a value such as CALCULATOR_TOOL) or called with the
+arguments the grader sends, and what came of it goes back as plain data (looplab/channel.py). A
+scripted client the grader hands over is a real `anthropic.Anthropic` here whose transport asks the
+grader for each reply; a stream, the minimal client of notebook 4 or a callable are stand-ins whose
+methods the grader runs.
+
+Everything said here (what the function returned, what it raised, that it ran out of time, that it
+is or called the course's own code) is the learner's answer or a claim: the grader judges the one
+and lets the other only cost points or explain a failure. So nothing in this module is a secret,
+and learner code that rewrites it changes only the answers it sends. It never imports the grader.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import io
+import socket
+import sys
+from typing import Any
+
+from .channel import Channel, ChannelBroken, Identities, at_path, decode, encode, opaque
+from .course import COURSE, resolve
+
+BASE_URL = "https://api.anthropic.com"
+
+
+def serve(path: str, namespace: dict | None = None) -> None:
+    """Answer the grader on the socket at `path` until it says "done" (or the channel breaks), about the names
+    of `namespace` (the notebook's own by default)."""
+    if namespace is None:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        namespace = shell.user_ns if shell is not None else vars(sys.modules["__main__"])
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        at_path(sock, path, "connect")
+    except OSError:  # the grader is gone already (another connection spoke for this kernel)
+        sock.close()
+        return
+    channel = Channel(sock)
+    held: dict[str, Any] = {}  # the objects described, as the checks hold them: later rebinding changes nothing
+    kept = Identities(+1)  # the lists and dicts the grader and the learner's code handed each other, by number
+    try:
+        while True:
+            request = channel.receive()
+            op = request.get("op")
+            if op == "done":
+                return
+            if op == "describe":  # a new exercise
+                kept = Identities(+1)
+                channel.send(describe(namespace, held, request))
+            elif op == "call":
+                channel.send(Call(channel, held, request, kept).run())
+            else:
+                return
+    except ChannelBroken:
+        return
+    finally:
+        channel.close()
+
+
+def describe(namespace: dict, held: dict, request: dict) -> dict:
+    """Does the exercise's name exist, is it callable, is it the course's own version (a claim); its value if not callable."""
+    name, number = str(request.get("name")), str(request.get("number"))
+    if name not in namespace:
+        return {"exists": False}
+    from .checks.core import is_a_copy_of_the_course, is_the_course_version, session
+    from .checks.source import latest_definition
+
+    obj = held[name] = namespace[name]
+    own = resolve(COURSE.exercise(number).reference)
+    found = session()
+    cell = latest_definition(found.cells, name) if found else None
+    handed_in = is_the_course_version(obj, own) or (
+        cell is not None and is_a_copy_of_the_course(obj, own, name, found, cell))
+    answer = {"exists": True, "callable": callable(obj), "course_code": handed_in}
+    if not answer["callable"]:
+        answer["value"] = encode(obj)
+    return answer
+
+
+class RemoteFailure(Exception):
+    """A check's own failure, raised in the grader while the learner's code used one of its objects (a stream
+    read past its end, `input()` called): it goes on through the learner's code, as it would in-process."""
+
+
+class Call:
+    """One call of the learner's function: its arguments made from the grader's data, the call, what came of it."""
+
+    def __init__(self, channel: Channel, held: dict, request: dict, kept: Identities):
+        self.channel, self.request, self.kept = channel, request, kept
+        self.obj = held.get(str(request.get("name")))
+        self.made: dict[int, Any] = {}  # the grader's object id -> its stand-in here
+
+    # --- the grader's objects, as the learner's code gets them ---
+
+    def tagged(self, tag: str, data: dict) -> Any:
+        if tag == "$kept":
+            return self.kept.resolve(data, self.tagged)
+        ref = data.get(tag)
+        if not isinstance(ref, int):
+            return None
+        if ref not in self.made:
+            makers = {"$client": self.sdk_client, "$stream": lambda ref: RemoteStream(self, ref),
+                      "$callable": lambda ref: RemoteCallable(self, ref), "$client_like": lambda ref: MinimalStandIn(self, ref)}
+            maker = makers.get(tag)
+            if maker is None:
+                return None
+            self.made[ref] = maker(ref)
+        return self.made[ref]
+
+    def other(self, value: Any) -> dict:
+        """What the learner's code hands back: a stand-in as the grader's own object, anything else opaque."""
+        ref = next((ref for ref, made in self.made.items() if made is value), None)
+        return {"$ref": ref} if ref is not None else opaque(value)
+
+    def sdk_client(self, ref: int):
+        """A real SDK client; its transport sends each request to the grader's scripted model and returns its answer."""
+        import anthropic
+        import httpx2
+
+        def ask_the_grader(request: httpx2.Request) -> httpx2.Response:
+            answer = self.ask({"op": "model", "client": ref, "method": request.method, "path": request.url.path,
+                               "content": request.read().decode("utf-8", "replace")})
+            headers = {str(key): str(value) for key, value in (answer.get("headers") or {}).items()}
+            return httpx2.Response(int(answer.get("status", 500)), content=str(answer.get("body", "")).encode(),
+                                   headers=headers)
+
+        client = anthropic.Anthropic(api_key="scripted-no-key-needed", base_url=BASE_URL, max_retries=0,
+                                     http_client=anthropic.DefaultHttpxClient(
+                                         transport=httpx2.MockTransport(ask_the_grader)))
+        return client
+
+    def ask(self, message: dict) -> dict:
+        """Ask the grader (a model reply, a method of its object) and wait; its refusals are raised here."""
+        self.channel.send(message)
+        answer = self.channel.receive()
+        stop = answer.get("stop")
+        if stop == "too_many_calls":
+            from .scripted import TooManyCalls
+            raise TooManyCalls(str(answer.get("message", "")))
+        if stop is not None:
+            error = RemoteFailure(str(answer.get("message", "")))
+            error.failure = answer.get("failure")
+            raise error
+        return answer
+
+    def invoke(self, ref: int, method: str, args: tuple, kwargs: dict) -> Any:
+        self.kept.message()
+        answer = self.ask({"op": "invoke", "ref": ref, "method": method, "args": [
+            encode(arg, self.other, kept=self.kept) for arg in args], "kwargs": {
+            str(key): encode(value, self.other, kept=self.kept) for key, value in kwargs.items()}})
+        return decode(answer.get("value"), self.tagged)
+
+    # --- the call ---
+
+    def run(self) -> dict:
+        from .checks.core import CheckTimeout, borrowing, isolated, learner_line, time_limit, time_limit_seconds
+
+        number = str(self.request.get("number"))
+        exercise = COURSE.exercise(number)
+        references = {name: resolve(target) for name, target in COURSE.earlier_pieces(number).items()}
+        args = decode(self.request.get("args", []), self.tagged)
+        kwargs = decode(self.request.get("kwargs", {}), self.tagged)
+        seconds = float(self.request.get("seconds", 1))  # what is left of the check's budget, by the grader's clock
+        cpu, wall = time_limit_seconds()
+        limit = (seconds,) if wall is None else (min(cpu, seconds), seconds)  # under the grader: CPU seconds
+        borrowed: list[str] = []
+        try:
+            with (time_limit(*limit), isolated(self.obj, references),
+                  borrowing(self.obj, resolve(exercise.reference)) as borrowed, self.redirected()):
+                value = self.obj(*args, **kwargs)
+                self.kept.message()
+                answer = {"op": "returned", "value": encode(value, self.other, kept=self.kept)}
+        except CheckTimeout:
+            answer = {"op": "raised", "timed_out": True}
+        except (KeyboardInterrupt, ChannelBroken):
+            raise  # the grader stopped the cell, or is gone: nothing to answer
+        except BaseException as error:
+            self.kept.message()
+            answer = self.raised(error, learner_line(error))
+        # What the call left in the lists and dicts it was handed (the history agent_turn appends to).
+        answer["after"] = [encode(arg, self.other, kept=self.kept) if isinstance(arg, (list, dict)) else None
+                           for arg in args]
+        answer["borrowed"] = [str(name) for name in borrowed]
+        return answer
+
+    @staticmethod
+    def raised(error: BaseException, line: str | None) -> dict:
+        kind = type(error)
+        try:
+            message = str(error)
+            message = str.__str__(message) if isinstance(message, str) else ""
+        except Exception:
+            message = ""
+        args = encode(list(error.args))
+        plain = all(item is None or type(item) in (str, int, float, bool) for item in args)
+        return {"op": "raised", "type": str.__str__(kind.__name__), "module": str(kind.__module__),
+                "args": args if plain else None,
+                "bases": [base.__name__ for base in kind.__mro__ if base.__module__ == "builtins"],
+                "message": message, "line": line, "failure": getattr(error, "failure", None)
+                if isinstance(error, RemoteFailure) else None}
+
+    @contextlib.contextmanager
+    def redirected(self):
+        """input(), sys.stdin and sys.stdout as the check asked (notebook 4: the keyboard refuses, print is noticed)."""
+        redirect = decode(self.request.get("redirect") or {}, self.tagged)
+        with contextlib.ExitStack() as stack:
+            if redirect.get("input") is not None:
+                stack.enter_context(_swapped(builtins, "input", redirect["input"]))
+            if redirect.get("stdin") is not None:
+                stack.enter_context(_swapped(sys, "stdin", redirect["stdin"]))
+            if redirect.get("stdout") is not None:
+                stack.enter_context(contextlib.redirect_stdout(redirect["stdout"]))
+            yield
+
+
+@contextlib.contextmanager
+def _swapped(owner, name: str, value):
+    saved = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, saved)
+
+
+class RemoteCallable:
+    """A function of the grader's (notebook 4's refusing `input`): calling it runs it there."""
+
+    def __init__(self, call: Call, ref: int):
+        self._looplab_call, self._looplab_ref = call, ref
+
+    def __call__(self, *args, **kwargs):
+        return self._looplab_call.invoke(self._looplab_ref, "__call__", args, kwargs)
+
+
+class RemoteStream(io.TextIOBase):
+    """A text stream of the grader's (the lines `run` reads, what it writes): each read or write happens there."""
+
+    def __init__(self, call: Call, ref: int):
+        super().__init__()
+        self._looplab_call, self._looplab_ref = call, ref
+
+    def _invoke(self, method: str, *args):
+        return self._looplab_call.invoke(self._looplab_ref, method, args, {})
+
+    def readable(self) -> bool:
+        return True
+
+    def writable(self) -> bool:
+        return True
+
+    def read(self, size=-1):
+        return self._invoke("read", size)
+
+    def readline(self, size=-1):
+        return self._invoke("readline", size)
+
+    def readlines(self, hint=-1):
+        return self._invoke("readlines", hint)
+
+    def write(self, text):
+        return self._invoke("write", text)
+
+    def writelines(self, lines):
+        return self._invoke("writelines", list(lines))
+
+    def getvalue(self):
+        return self._invoke("getvalue")
+
+    def flush(self):
+        return None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+
+class MinimalStandIn:
+    """A client that is not the SDK's (notebook 4): `.messages.create(**kwargs)` runs the grader's."""
+
+    def __init__(self, call: Call, ref: int):
+        self._looplab_call, self._looplab_ref = call, ref
+        self.messages = self
+
+    def create(self, **kwargs):
+        return self._looplab_call.invoke(self._looplab_ref, "messages.create", (), kwargs)

@@ -1,0 +1,249 @@
+"""Judgement outside the kernel (looplab/grade/judge.py, looplab/serve.py, looplab/channel.py).
+
+The checks run in the grader's process on proxies of the learner's objects; the kernel's end runs
+here in a thread, over a real Unix socket (tests/judge_helpers.py). For every exercise, the grader's
+result is exactly the in-process one, on the solution, the stub and wrong answers; whatever the
+kernel's end sends (garbage, a flood, forged answers, claims) is judged as an answer or costs the
+exercise, never awards it. Graded end to end, with real kernels: tests/test_grade.py.
+(`LOOPLAB_CHECKS_REMOTE=1 pytest tests/test_checks_notebook*.py` runs every soundness test both ways.)
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+from looplab.channel import MAX_LINE, Channel, decode, encode
+from looplab.checks.core import COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SOLVED
+from looplab.course import COURSE
+from looplab.grade.judge import CRASHED, UNDEFINED
+from looplab.grade.kernel_cells import IN_KERNEL_SOURCE, start_cell_source
+from looplab.grade.status import CheckKind
+from looplab.serve import serve
+from looplab.tools import CALCULATOR_TOOL
+from tests.check_helpers import stub, twin
+from tests.judge_helpers import judged, same_as_in_process
+from tests.notebook_code import solution_namespace
+
+SOLUTIONS = {stem: solution_namespace(stem) for stem in COURSE.stems}
+
+
+def solution(number: str):
+    return SOLUTIONS[COURSE.notebook_of(number).stem][COURSE.exercise(number).name]
+
+
+def wrong_answers(number: str) -> list:
+    """Two typical wrong answers per exercise, plain enough to write here."""
+    def returns(value):
+        def answer(*args, **kwargs):
+            return value
+        return answer
+
+    def raises(*args, **kwargs):
+        raise ValueError("something went wrong")
+
+    if number == "1.2":
+        return [dict(CALCULATOR_TOOL, name="calc"), {"name": "calculator"}]
+    return [returns("42"), raises]
+
+
+EXERCISES = [exercise.id for exercise in COURSE.exercises]
+
+
+@pytest.mark.parametrize("number", EXERCISES)
+def test_the_solution_is_solved_the_graders_way_too(number):
+    assert same_as_in_process(number, twin(solution(number)) if callable(solution(number)) else
+                              dict(solution(number)))["kind"] == SOLVED
+
+
+@pytest.mark.parametrize("number", EXERCISES)
+def test_the_stub_is_not_written_the_graders_way_too(number):
+    assert same_as_in_process(number, {} if number == "1.2" else stub)["kind"] == NOT_WRITTEN
+
+
+@pytest.mark.parametrize("number", EXERCISES)
+def test_wrong_answers_fail_the_same_way(number):
+    for answer in wrong_answers(number):
+        assert same_as_in_process(number, answer)["kind"] == NOT_SOLVED
+
+
+def test_the_course_s_own_code_and_a_missing_name():
+    assert judged("1.3", __import__("looplab.loop").loop.one_shot)["kind"] == COURSE_CODE
+    assert judged("1.1", None, kernel=lambda path, namespace: serve(path, {}))["kind"] == UNDEFINED
+
+
+def test_every_kind_the_judge_gives_is_one_the_grader_knows():
+    assert {kind.value for kind in CheckKind} == {SOLVED, NOT_WRITTEN, NOT_SOLVED, COURSE_CODE, UNDEFINED, CRASHED}
+
+
+# --- values: plain JSON both ways, never an object of the learner's ------------------------------------------
+
+class Anything(str):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+
+def test_a_str_subclass_crosses_as_the_plain_text_it_holds():
+    data = json.loads(json.dumps(encode([Anything("x"), ("a", 1), {"$sdk": "Message"}])))
+    value = decode(data, lambda tag, body: None)
+    assert value == ["x", ("a", 1), {"$sdk": "Message"}] and type(value[0]) is str
+    assert judged("1.1", lambda expression: Anything("nothing"))["kind"] == NOT_SOLVED
+
+
+def test_an_object_of_the_learners_is_opaque_and_equal_to_nothing():
+    class Answer:
+        def __eq__(self, other):
+            return True
+
+    result = judged("1.1", lambda expression: Answer())
+    assert result["kind"] == NOT_SOLVED and "Answer" in result["message"]
+
+
+# --- attacks: the kernel's end is the learner's; what it says is judged ----------------------------------------
+
+def first_connects(send):
+    """A kernel whose own code connects to the grader first (as a background thread would) and `send`s on it;
+    the real serve connects after it."""
+    def kernel(path, namespace):
+        hostile = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        hostile.connect(path)
+        threading.Thread(target=send, args=(hostile,), daemon=True).start()
+        serve(path, namespace)
+    return kernel
+
+
+def garbage(sock):
+    sock.sendall(b"{not json\n")
+
+
+def flood(sock):
+    try:
+        sock.sendall(b"x" * (MAX_LINE + 1024))
+    except OSError:
+        pass
+
+
+def forged_claims(sock):
+    """Every request answered: exists, not the course's, solved-looking answers and claims."""
+    answer = {"exists": True, "callable": True, "course_code": False, "op": "returned", "value": "9544717",
+              "results": {"1.1": {"kind": "solved"}}}
+    try:
+        for _ in sock.makefile("rb"):
+            sock.sendall(json.dumps(answer).encode() + b"\n")
+    except OSError:
+        pass
+
+
+@pytest.mark.parametrize("send", [garbage, flood])
+def test_a_connection_that_sends_garbage_or_floods_gets_no_point(send):
+    result = judged("1.1", twin(solution("1.1")), kernel=first_connects(send), seconds=3)
+    assert result["kind"] == NOT_SOLVED and "did not answer the grader" in result["message"]
+
+
+def test_forged_answers_are_judged_as_answers():
+    for number in ("1.1", "1.3", "2.2"):
+        assert judged(number, stub, kernel=first_connects(forged_claims), seconds=3)["kind"] == NOT_SOLVED
+
+
+def test_a_claim_can_cost_points_never_award_them():
+    def claims_course_code(path, namespace):
+        import looplab.serve as kernel_side
+        real = kernel_side.describe
+        kernel_side.describe = lambda *args: dict(real(*args), course_code=True)
+        try:
+            serve(path, namespace)
+        finally:
+            kernel_side.describe = real
+
+    assert judged("1.1", twin(solution("1.1")), kernel=claims_course_code)["kind"] == COURSE_CODE
+
+
+def test_a_kernel_that_never_answers():
+    def silent(path, namespace):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(path)
+        time.sleep(3)
+        sock.close()
+
+    started = time.monotonic()
+    result = judged("1.1", stub, kernel=silent, seconds=0.5)
+    assert result["kind"] == NOT_SOLVED and "did not answer" in result["message"]
+    assert time.monotonic() - started < 5
+
+
+def test_a_loop_that_never_ends_is_stopped_by_the_grader_s_clock():
+    def endless(expression):
+        while True:
+            pass
+
+    started = time.monotonic()
+    result = judged("1.1", endless, seconds=0.5)
+    assert result["kind"] == NOT_SOLVED and "still running after 0.5 seconds" in result["message"]
+    assert time.monotonic() - started < 10
+
+
+def test_a_channel_message_is_one_json_line():
+    left, right = socket.socketpair()
+    a, b = Channel(left), Channel(right)
+    a.send({"op": "describe", "name": "x"})
+    a.send({"op": "done"})
+    assert b.receive(1) == {"op": "describe", "name": "x"} and b.receive(1) == {"op": "done"}
+
+
+# --- the grader's first cell: no grader code in the kernel ------------------------------------------------------
+
+@pytest.mark.parametrize("module", ["looplab/grade/in_kernel.py", "looplab/serve.py", "looplab/channel.py"])
+def test_the_kernel_side_imports_nothing_of_the_grader(module):
+    from pathlib import Path
+
+    tree = ast.parse((Path(__file__).resolve().parent.parent / module).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            assert "grade" not in (node.module or ""), ast.unparse(node)
+        if isinstance(node, ast.Import):
+            assert not any("grade" in alias.name for alias in node.names), ast.unparse(node)
+
+
+def test_the_first_grader_cell_runs_the_memory_watch_only():
+    source = start_cell_source({"memory": 123})
+    assert source.startswith("# Added by the looplab grader")
+    call = ast.parse(source).body[0].value
+    code = ast.literal_eval(call.args[0].args[0])
+    assert code.startswith(IN_KERNEL_SOURCE) and code.rstrip().endswith("start(STEP)")
+
+
+def test_one_dict_returned_twice_is_one_dict_for_the_grader_too():
+    """The kernel keeps lists and dicts by number (channel.Identities): a tool_result that returns one dict for
+    every call fails the grader's way as it fails in-process (checked on fresh copies: the dict is shared state)."""
+    def reusing():
+        shared = {}
+
+        def tool_result(tool_use, output):
+            shared.clear()
+            shared.update(type="tool_result", tool_use_id=tool_use.id, content=output)
+            if output.startswith("Error"):
+                shared["is_error"] = True
+            return shared
+        return tool_result
+
+    from looplab.checks import run_check
+
+    local = run_check("2.1", reusing())
+    remote = judged("2.1", reusing(), cells=[])
+    assert (remote["kind"], remote["message"]) == (local.kind, local.failed) and "same dict" in local.failed
+
+
+def test_a_message_taken_out_of_the_history_is_seen():
+    def pops_the_answer(client, messages, max_iterations=10):
+        solution("2.2")(client, messages, max_iterations)
+        messages.pop()
+        return "4823 × 1979 = 9,544,717."
+
+    assert "took messages out of the list" in same_as_in_process("2.2", pops_the_answer)["message"]
