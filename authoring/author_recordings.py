@@ -291,7 +291,8 @@ def _first_line(error: CellExecutionError) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=MAINTAINER_ROUTE)
+    parser = argparse.ArgumentParser(prog="python -m authoring record", description=__doc__.splitlines()[0],
+                                     epilog=MAINTAINER_ROUTE)
     parser.add_argument("--live", action="store_true", help="ask the real API (needs ANTHROPIC_API_KEY)")
     parser.add_argument("names", nargs="*", help="recordings to write (default: all)")
     args = parser.parse_args(argv)

@@ -113,7 +113,7 @@ def regenerate(names: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m authoring notebooks", description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help=f"notebooks to rebuild (default: all): {', '.join(COURSE.stems)}")
     args = parser.parse_args(argv)
     unknown = set(args.names) - set(COURSE.stems)

@@ -21,7 +21,7 @@ import nbformat
 import pytest
 
 from looplab.course import COURSE, Course
-from looplab.exercises import BEGIN, END, generate, manifest_disagreements
+from authoring.learner_notebooks import BEGIN, END, generate, manifest_disagreements
 
 ROOT = Path(__file__).resolve().parent.parent
 STEM = "05_doubling"

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from looplab import grade
 from looplab.course import COURSE, Course, Exercise, made_with
-from looplab.exercises import BEGIN, END, generate
+from authoring.learner_notebooks import BEGIN, END, generate
 from tests.test_adding_a_notebook import CHECKS_MODULE, COURSE_MODULE, STEM, solution_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -222,7 +222,7 @@ def test_the_grader_grades_each_notebook_as_the_version_it_was_made_with(later, 
 
 def test_a_notebook_of_a_version_the_grader_does_not_know_says_so(tmp_path):
     """A learner's notebook newer than the instructor's looplab: its new exercise is unknown here."""
-    from looplab.exercises import SOLUTIONS
+    from authoring.learner_notebooks import SOLUTIONS
 
     notebook = nbformat.read(SOLUTIONS / f"{COURSE.stems[0]}.ipynb", as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell("def extra(): ...", metadata={"looplab": {"exercise": "1.9"}}))
