@@ -1,4 +1,4 @@
-"""The handout (scripts/handout.py, `make handout`): what an instructor sends holds no answers, installs
+"""The handout (authoring/handout.py, `make handout`): what an instructor sends holds no answers, installs
 without the network from its own wheelhouse, and its notebooks run up to their first exercise."""
 
 from __future__ import annotations

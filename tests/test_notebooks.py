@@ -72,7 +72,7 @@ def test_learner_notebook_is_exactly_what_the_generator_makes(solution):
     committed = nbformat.read(NOTEBOOKS / solution.name, as_version=4)
     assert committed.metadata["looplab"]["course_version"] == COURSE.version
     assert json.loads(nbformat.writes(committed)) == json.loads(nbformat.writes(expected)), (
-        f"notebooks/{solution.name} is out of date: run `make notebooks` (python scripts/regenerate.py)"
+        f"notebooks/{solution.name} is out of date: run `make notebooks` (python -m authoring notebooks)"
     )
 
 
