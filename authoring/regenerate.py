@@ -98,6 +98,7 @@ def calculator_recording_is_complete() -> bool:
 def regenerate(names: list[str]) -> list[str]:
     """Rebuild the derived files (of the named notebooks, or all); return the paths that changed."""
     before = digests()
+    course_pages.stale()  # a page without its marks or an exercise without audit rows stops here, before the runs
     if not names and not calculator_recording_is_complete():
         print("calculator: re-authoring it from authoring/answers/calculator.py (offline)", file=sys.stderr)
         author.author_calculator(live=False, recordings=RECORDINGS_DIR)

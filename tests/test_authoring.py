@@ -75,3 +75,20 @@ def test_the_maintainers_route_for_a_missing_answer_is_in_the_authoring_command(
     assert "python -m authoring record <stem>" in said and "--live <stem>" in said
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert "python -m authoring record <stem>" in readme and "NotRecordedError" in readme
+
+
+def test_the_maintainers_tools_have_one_entry_point_and_the_makefile_uses_it(capsys):
+    """`python -m authoring <command>`: every tool a module of one package, none loaded by its file's path."""
+    import importlib
+    import re
+
+    from authoring.__main__ import COMMANDS, main
+
+    for module, _ in COMMANDS.values():
+        assert callable(importlib.import_module(module).main)
+    assert main([]) == 2 and "usage: python -m authoring <command>" in capsys.readouterr().err
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert set(re.findall(r"-m authoring (\w+)", makefile)) == {"notebooks", "record", "handout"}
+    assert set(re.findall(r"scripts/(\w+)\.py", makefile)) == {"bootstrap", "drift"}  # before the venv exists
+    sources = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "authoring").rglob("*.py"))
+    assert "spec_from_file_location" not in sources and "sys.path.insert" not in sources
