@@ -51,10 +51,7 @@ def solution_namespace(stem: str, until: str | None = None) -> dict:
 
 def notebook_question(stem: str, name: str) -> str:
     """A question as its solution notebook writes it (the `*_QUESTION` constant): a test never copies the
-    words, so rewording a question stays one edit (scripts/author_recordings.py reads them the same way)."""
-    import importlib.util
+    words, so rewording a question stays one edit (authoring/author_recordings.py reads them the same way)."""
+    from authoring import author_recordings as author
 
-    spec = importlib.util.spec_from_file_location("author_recordings", ROOT / "scripts" / "author_recordings.py")
-    author = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(author)
     return author.notebook_questions(ROOT / "solutions" / f"{stem}.ipynb")[name]

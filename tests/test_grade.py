@@ -25,7 +25,7 @@ import pytest
 from looplab import grade
 from looplab.checks import run_check
 from looplab.course import COURSE
-from looplab.exercises import SOLUTIONS
+from authoring.learner_notebooks import SOLUTIONS
 from looplab.grade.limits import AFTER_A_STOP, CHECK_SECONDS, CONFIRM_FACTOR
 from looplab.grade.rows import CONFIRMED
 

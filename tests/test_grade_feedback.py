@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from looplab import grade
-from looplab.exercises import SOLUTIONS
+from authoring.learner_notebooks import SOLUTIONS
 from looplab.grade.report import OUTPUT_LIMIT, capped_outputs, feedback_folder, output_size
 from tests.test_grade import NB1, SUBMISSIONS
 

@@ -13,8 +13,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from authoring.learner_notebooks import BEGIN, END, NOTEBOOKS, SOLUTIONS, learner_version
 from looplab.course import COURSE
-from looplab.exercises import BEGIN, END, NOTEBOOKS, SOLUTIONS, learner_version
 
 SOLUTION_FILES = sorted(SOLUTIONS.glob("*.ipynb"))
 EXPECTED_NOTEBOOKS = COURSE.stems
@@ -25,7 +25,8 @@ def tags(cell) -> list[str]:
 
 
 def test_the_series_is_complete():
-    assert EXPECTED_NOTEBOOKS == ["01_one_tool_call", "02_closing_the_loop", "03_matching_ids", "04_your_agent"]
+    """The manifest's notebooks, numbered 1, 2, 3... in order, and a solution and a learner copy of each, no other."""
+    assert [notebook.number for notebook in COURSE.notebooks] == list(range(1, len(COURSE.notebooks) + 1))
     assert [path.stem for path in SOLUTION_FILES] == EXPECTED_NOTEBOOKS
     assert sorted(path.stem for path in NOTEBOOKS.glob("*.ipynb")) == EXPECTED_NOTEBOOKS
 
@@ -33,7 +34,7 @@ def test_the_series_is_complete():
 @pytest.mark.parametrize("solution", SOLUTION_FILES, ids=lambda p: p.stem)
 def test_each_solution_notebook_agrees_with_the_manifest(solution):
     """The exercise cells (in order) and their check cells are the manifest's, name for name."""
-    from looplab.exercises import manifest_disagreements
+    from authoring.learner_notebooks import manifest_disagreements
 
     assert manifest_disagreements(nbformat.read(solution, as_version=4), COURSE.notebook(solution.stem)) == []
 
@@ -42,8 +43,8 @@ def test_a_notebook_without_a_known_course_version_disagrees_with_the_manifest()
     """Every notebook says which course version it was made with: one the course has, not older than its exercises."""
     from dataclasses import replace
 
+    from authoring.learner_notebooks import manifest_disagreements
     from looplab.course import Course
-    from looplab.exercises import manifest_disagreements
 
     solution = nbformat.read(SOLUTIONS / f"{EXPECTED_NOTEBOOKS[0]}.ipynb", as_version=4)
     entry = COURSE.notebook(EXPECTED_NOTEBOOKS[0])
@@ -71,7 +72,7 @@ def test_learner_notebook_is_exactly_what_the_generator_makes(solution):
     committed = nbformat.read(NOTEBOOKS / solution.name, as_version=4)
     assert committed.metadata["looplab"]["course_version"] == COURSE.version
     assert json.loads(nbformat.writes(committed)) == json.loads(nbformat.writes(expected)), (
-        f"notebooks/{solution.name} is out of date: run `make notebooks` (python scripts/regenerate.py)"
+        f"notebooks/{solution.name} is out of date: run `make notebooks` (python -m authoring notebooks)"
     )
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 
-from looplab.exercises import SOLUTIONS
+from authoring.learner_notebooks import SOLUTIONS
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = re.compile(r"<script\b.*?</script>", re.DOTALL)

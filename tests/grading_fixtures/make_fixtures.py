@@ -3,7 +3,7 @@
     .venv/bin/python tests/grading_fixtures/make_fixtures.py /tmp/submissions    # to try the grader on them
 
 Everything is built from solutions/*.ipynb (and the learner copies made from them by
-looplab.exercises), so the fixtures follow the course when it changes. They are built when the tests
+authoring.learner_notebooks), so the fixtures follow the course when it changes. They are built when the tests
 run (`built()`, once per process, in a temporary folder) and never committed: an edit to a solution
 notebook lands in the solution and its learner copy only, and the fixtures can never be stale.
 One folder per learner, named after what the submission does, plus two loose files that exercise
@@ -63,7 +63,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from looplab.exercises import BEGIN, SOLUTIONS, exercise_of, learner_version  # noqa: E402
+from authoring.learner_notebooks import BEGIN, SOLUTIONS, exercise_of, learner_version  # noqa: E402
 
 NB1 = "01_one_tool_call"
 NB2 = "02_closing_the_loop"

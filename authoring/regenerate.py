@@ -1,10 +1,10 @@
 """The one step after an edit: rebuild every file the course derives from its sources.
 
-    python scripts/regenerate.py                    # the whole course (this is what `make notebooks` runs)
-    python scripts/regenerate.py 03_matching_ids    # one notebook
+    python -m authoring notebooks                    # the whole course (this is what `make notebooks` runs)
+    python -m authoring notebooks 03_matching_ids    # one notebook
 
 What a maintainer edits by hand is the source: the solution notebooks (solutions/), the scripted
-answers (scripts/answers/) and the package. Everything below is derived, in this order, and is
+answers (authoring/answers/), the manifest, the checks and their words and audit rows, and the package. Everything below is derived, in this order, and is
 never edited by hand:
 
 1. a notebook's recording (looplab/recordings/<notebook>.json), only when the notebook now asks
@@ -14,7 +14,11 @@ never edited by hand:
 2. the stored outputs of the solution notebooks, re-run offline and normalised (no widget ids,
    no machine paths), so a diff shows only what changed;
 3. the learner notebooks (notebooks/), made from the solutions;
-4. the generated half of the instructor's guide, docs/WORKSHOP.md (scripts/workshop_guide.py: the run
+4. the pages generated from the manifest and the checks' data (authoring/course_pages.py): the audit
+   page docs/CHECKS_AUDIT.md (from looplab/checks/audit/*.toml), README's course table and `doctor`
+   sample, the notebook rows and "adding a notebook" lists of docs/DESIGN.md and
+   docs/WRITING_NOTEBOOKS.md;
+5. the generated half of the instructor's guide, docs/WORKSHOP.md (authoring/workshop_guide.py: the run
    of show from the learner notebooks, what goes wrong from the audit and the check catalogues).
 
 (The grader's test fixtures are derived too, but never committed: the tests build them from the
@@ -28,37 +32,26 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import sys
 from pathlib import Path
 
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import looplab
+from looplab.course import COURSE
+from looplab.recordings import RECORDINGS_DIR
+from looplab.transport import NotRecordedError
 
-import looplab  # noqa: E402
-from looplab import exercises  # noqa: E402
-from looplab.course import COURSE  # noqa: E402
-from looplab.recordings import RECORDINGS_DIR  # noqa: E402
-from looplab.transport import NotRecordedError  # noqa: E402
+from . import ROOT
+from . import author_recordings as author
+from . import course_pages
+from . import learner_notebooks
+from . import workshop_guide as guide
 
 NOT_RECORDED = NotRecordedError.__name__
 # The files this command may rewrite (a notebook's run also leaves agent.py beside it: not ours to list).
-DERIVED = ("looplab/recordings/*.json", "solutions/*.ipynb", "notebooks/*.ipynb", "docs/WORKSHOP.md")
-
-
-def load_script(path: Path):
-    """A script of this repository as a module (scripts/ and tests/ are not packages)."""
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-author = load_script(ROOT / "scripts" / "author_recordings.py")
-guide = load_script(ROOT / "scripts" / "workshop_guide.py")
+DERIVED = ("looplab/recordings/*.json", "solutions/*.ipynb", "notebooks/*.ipynb", "docs/*.md", "README.md")
 
 
 def digests() -> dict[str, str]:
@@ -76,9 +69,9 @@ def asks_something_unrecorded(path: Path) -> bool:
 
 def store_outputs(stem: str) -> None:
     """Re-run one solution offline, re-authoring its recording first if the notebook outgrew it."""
-    path = exercises.SOLUTIONS / f"{stem}.ipynb"
+    path = learner_notebooks.SOLUTIONS / f"{stem}.ipynb"
     try:
-        exercises.execute(path)
+        learner_notebooks.execute(path)
         missed = asks_something_unrecorded(path)
     except CellExecutionError as error:
         if getattr(error, "ename", "") != NOT_RECORDED:
@@ -86,9 +79,9 @@ def store_outputs(stem: str) -> None:
         missed = True
     if missed:
         print(f"{stem}: the notebook asks something its recording lacks; re-authoring it from "
-              f"scripts/answers/{stem}.py (offline)", file=sys.stderr)
+              f"authoring/answers/{stem}.py (offline)", file=sys.stderr)
         author.author_notebook(path, live=False)
-        exercises.execute(path)
+        learner_notebooks.execute(path)
 
 
 def calculator_recording_is_complete() -> bool:
@@ -105,21 +98,23 @@ def calculator_recording_is_complete() -> bool:
 def regenerate(names: list[str]) -> list[str]:
     """Rebuild the derived files (of the named notebooks, or all); return the paths that changed."""
     before = digests()
+    course_pages.stale()  # a page without its marks or an exercise without audit rows stops here, before the runs
     if not names and not calculator_recording_is_complete():
-        print("calculator: re-authoring it from scripts/answers/calculator.py (offline)", file=sys.stderr)
+        print("calculator: re-authoring it from authoring/answers/calculator.py (offline)", file=sys.stderr)
         author.author_calculator(live=False, recordings=RECORDINGS_DIR)
     for stem in COURSE.stems:
         if not names or stem in names:
             print(f"running {stem} offline", file=sys.stderr)
             store_outputs(stem)
-    exercises.generate(names or None)
+    learner_notebooks.generate(names or None)
+    course_pages.main([])
     guide.main([])
     after = digests()
     return sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m authoring notebooks", description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help=f"notebooks to rebuild (default: all): {', '.join(COURSE.stems)}")
     args = parser.parse_args(argv)
     unknown = set(args.names) - set(COURSE.stems)
@@ -127,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no notebook named {', '.join(sorted(unknown))}; they are: {', '.join(COURSE.stems)}")
     try:
         changed = regenerate(args.names)
+    except course_pages.Incomplete as error:
+        print(f"regenerate: {error}", file=sys.stderr)
+        return 1
     except author.AuthoringFailed as error:
         print(f"regenerate: {error}; the recording was left unchanged", file=sys.stderr)
         return 1

@@ -1,8 +1,8 @@
 """`make handout`: the folder an instructor sends to learners, with no answers in it.
 
-    .venv/bin/python scripts/handout.py                      # dist/looplab-handout/ and its .zip
-    .venv/bin/python scripts/handout.py --for all            # wheelhouse for Windows, macOS and Linux too
-    .venv/bin/python scripts/handout.py --release 01_one_tool_call   # dist/solutions/01_one_tool_call.ipynb
+    .venv/bin/python -m authoring handout                      # dist/looplab-handout/ and its .zip
+    .venv/bin/python -m authoring handout --for all            # wheelhouse for Windows, macOS and Linux too
+    .venv/bin/python -m authoring handout --release 01_one_tool_call   # dist/solutions/01_one_tool_call.ipynb
 
 Why: learners need the notebooks and the package, not the repository, which holds `solutions/` (a
 learner who copied them would score full marks) and the grader's machinery. The handout holds:
@@ -27,10 +27,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from looplab.course import COURSE
 
-from looplab.course import COURSE  # noqa: E402
+from . import ROOT
 
 DIST = ROOT / "dist"
 HANDOUT = "looplab-handout"
@@ -112,7 +111,7 @@ def release(stems: list[str], out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m authoring handout", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DIST, help="where to build (default: dist/)")
     parser.add_argument("--for", dest="targets", default="here",
                         help="whose computers the wheelhouse serves: here (default), or a comma list of "

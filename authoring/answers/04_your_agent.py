@@ -1,4 +1,4 @@
-"""Scripted answers for notebook 4 (see scripts/author_recordings.py).
+"""Scripted answers for notebook 4 (see authoring/author_recordings.py).
 
 Keyed by the name the notebook gives each question (`PRODUCT_QUESTION = "..."`): the words are
 written once, in the notebook. The n-th reply answers the n-th model call after that question.

@@ -1,7 +1,4 @@
-"""Solutions are the source; learner notebooks are made from them.
-
-    python -m looplab.exercises            # solutions/*.ipynb -> notebooks/*.ipynb
-    python -m looplab.exercises --execute  # first re-run the solutions offline and store their outputs
+"""Solutions are the source; learner notebooks are made from them (run by `python -m authoring notebooks`).
 
 In a solution notebook, each exercise's code sits between a `### BEGIN SOLUTION` line and a
 `### END SOLUTION` line. The learner's copy has that region replaced by a stub that raises
@@ -13,22 +10,18 @@ the learner got their copy.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import os
 import re
-import sys
 import sysconfig
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 
-from .course import COURSE, Course, Notebook, made_with, stamp_version
+from looplab.course import COURSE, Course, Notebook, made_with, stamp_version
 
-ROOT = Path(__file__).resolve().parent.parent
-SOLUTIONS = ROOT / "solutions"
-NOTEBOOKS = ROOT / "notebooks"
+from . import NOTEBOOKS, ROOT, SOLUTIONS
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 REGION = re.compile(rf"^([ \t]*){re.escape(BEGIN)}[^\n]*\n.*?^[ \t]*{re.escape(END)}[^\n]*$", re.MULTILINE | re.DOTALL)
 EXECUTION_TIMEOUT = 120  # seconds per cell
@@ -201,22 +194,3 @@ def normalise_outputs(notebook: nbformat.NotebookNode) -> None:
                     output["data"][key] = clean(value)
             if isinstance(output.get("text"), str):
                 output["text"] = clean(output["text"])
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Make the learner notebooks from the solutions.")
-    parser.add_argument("--execute", action="store_true", help="re-run the solutions offline first, storing outputs")
-    parser.add_argument("names", nargs="*", help="notebook names (default: all)")
-    args = parser.parse_args(argv)
-    if args.execute:
-        for stem in COURSE.stems:
-            path = SOLUTIONS / f"{stem}.ipynb"
-            if not args.names or stem in args.names:
-                print(f"executing {path.relative_to(ROOT)}", file=sys.stderr)
-                execute(path)
-    for target in generate(args.names):
-        print(f"wrote {target.relative_to(ROOT)}", file=sys.stderr)
-
-
-if __name__ == "__main__":
-    main()

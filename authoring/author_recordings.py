@@ -4,8 +4,8 @@ Every request in a recording is exactly what the `anthropic` SDK sent, because t
 made by running the solution notebooks themselves (and, for the `calculator` recording, the loop
 below) with LOOPLAB_MODE=record. What answers depends on how this script is run:
 
-    python scripts/author_recordings.py          # scripted answers (scripts/answers/*.py), no key needed
-    python scripts/author_recordings.py --live   # the real API answers (needs ANTHROPIC_API_KEY)
+    python -m authoring record          # scripted answers (authoring/answers/*.py), no key needed
+    python -m authoring record --live   # the real API answers (needs ANTHROPIC_API_KEY)
 
 Scripted answers are written by hand in the API's wire format and validated with
 `anthropic.types.Message.model_validate`; their ids are made up and their token counts are
@@ -29,7 +29,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
-import importlib.util
+import importlib
 import json
 import os
 import re
@@ -53,14 +53,14 @@ from looplab.course import COURSE
 from looplab.recordings import RECORDINGS_DIR, recording_path
 from looplab.tools import TOOLS, run_tool
 
-ROOT = Path(__file__).resolve().parent.parent
+from . import ROOT, SOLUTIONS
+
 # What a learner's NotRecordedError no longer says (learners cannot take this route): the maintainer's way to
 # answer a conversation a notebook asks and its recording lacks, shown by --help (and in the README's recordings section).
 MAINTAINER_ROUTE = ("A notebook raised NotRecordedError? Without a key, script the missing answer in "
-                    "scripts/answers/<stem>.py, then run `python scripts/author_recordings.py <stem>` (offline, free), "
-                    "then `make notebooks`; with ANTHROPIC_API_KEY, `python scripts/author_recordings.py --live <stem>`.")
+                    "authoring/answers/<stem>.py, then run `python -m authoring record <stem>` (offline, free), "
+                    "then `make notebooks`; with ANTHROPIC_API_KEY, `python -m authoring record --live <stem>`.")
 ANSWERS_DIR = Path(__file__).resolve().parent / "answers"
-SOLUTIONS = ROOT / "solutions"
 QUESTION_NAME = re.compile(r"[A-Z][A-Z0-9_]*_QUESTION")
 
 
@@ -71,10 +71,7 @@ def answers_file(name: str) -> Path:
 def load_answers(name: str) -> dict:
     """The ANSWERS of one recording's answers file, as written: keyed by the notebook's name for each
     question ("TRAIN_QUESTION"), or, in calculator.py, which has no notebook, by the question itself."""
-    spec = importlib.util.spec_from_file_location(f"answers_{name}", ROOT / answers_file(name))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.ANSWERS
+    return importlib.import_module(f"{__package__}.answers.{name}").ANSWERS
 
 
 def notebook_code(path: Path) -> list[str]:
@@ -293,11 +290,12 @@ def _first_line(error: CellExecutionError) -> str:
     return f"{ename}: {evalue}" if ename else str(error).strip().splitlines()[-1]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=MAINTAINER_ROUTE)
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m authoring record", description=__doc__.splitlines()[0],
+                                     epilog=MAINTAINER_ROUTE)
     parser.add_argument("--live", action="store_true", help="ask the real API (needs ANTHROPIC_API_KEY)")
     parser.add_argument("names", nargs="*", help="recordings to write (default: all)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.live and not os.environ.get("ANTHROPIC_API_KEY"):
         parser.error("--live needs ANTHROPIC_API_KEY")
     unknown = set(args.names) - {"calculator", *COURSE.stems}
