@@ -15,9 +15,11 @@ from ..scripted import TooManyCalls
 from . import core
 from .core import (
     COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SAY, CheckFailed, CheckResult, CheckTimeout, Claims, Failure, Report, Session,
-    borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, time_limit, time_limit_seconds,
+    borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, paths_to, time_limit,
+    time_limit_seconds,
 )
 from .. import api_shape
+from .reaching import reaches
 from .source import CELL, FUNCTION, latest_definition, stub_left
 
 # Every notebook's checks are imported now, not on first use: the grader judges several notebooks at
@@ -52,10 +54,11 @@ def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: s
     exercise = course.exercise(number)
     checker = course.checker(number)
     references = {name: resolve(target) for name, target in course.earlier_pieces(number).items()}
-    report = Report(texts=course.texts(number), cell=cell)
+    report = Report(texts=course.texts(number), cell=cell, cells=found.cells if found else None)
     own = resolve(exercise.reference)  # the course's own version: never the learner's answer
     handed_in = (claims is not None and claims.course_code) or is_the_course_version(obj, own) or (
-        cell is not None and is_a_copy_of_the_course(obj, own, exercise.name, found, cell))
+        cell is not None and is_a_copy_of_the_course(obj, own, exercise.name, found, cell)) or (
+        found is not None and reaches(found.cells, exercise.name, paths_to(own, exercise.reference)))
     borrowed = []
     api_shape.warm()  # the offline API's first use, paid outside the learner's time limit
     try:

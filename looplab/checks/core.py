@@ -89,6 +89,7 @@ class Report:
     situation_key: str | None = None  # its row: a hint for this situation, if the row has one
     texts: Mapping[str, Text] = field(default_factory=dict)
     cell: str | None = None  # the cell that defined the exercise's name, where the check can read it (source.py)
+    cells: list[str] | None = None  # every cell run before the check, in order (reaching.py reads them)
 
     def text(self, key: str) -> Text:
         """The row `key` of the checker's table, or of the rows every check shares (TEXTS below)."""
@@ -326,6 +327,19 @@ def is_a_copy_of_the_course(obj: Any, reference: Any, name: str, found: Session,
     read = names_read_with(cell, name)
     return bool(read & names_imported_from_the_course(found.cells)) or any(
         _holds_the_course(found.namespace.get(each), reference) for each in read)
+
+
+def paths_to(reference: Any, canonical: str) -> list[str]:
+    """Every dotted path by which the course's loaded modules hold `reference`: where it is defined
+    (`canonical`, "looplab.loop:agent_turn"), a module that imported it, a list or dict holding it (`TOOLS`)."""
+    paths = [canonical.replace(":", ".")]
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] != COURSE_PACKAGE:
+            continue
+        for attribute, value in list(vars(module).items()):
+            if not isinstance(value, ModuleType) and _holds_the_course(value, reference):
+                paths.append(f"{name}.{attribute}")
+    return paths
 
 
 def _holds_the_course(value: Any, reference: Any) -> bool:
