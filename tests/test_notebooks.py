@@ -15,6 +15,7 @@ from nbclient import NotebookClient
 
 from looplab.course import COURSE
 from looplab.exercises import BEGIN, END, NOTEBOOKS, SOLUTIONS, learner_version
+from looplab.notebook_source import without_magics
 
 SOLUTION_FILES = sorted(SOLUTIONS.glob("*.ipynb"))
 EXPECTED_NOTEBOOKS = COURSE.stems
@@ -103,9 +104,8 @@ def test_every_exercise_is_marked_checked_and_stubbed(solution):
 
 def calls_input(source: str) -> bool:
     """Does the cell call input()? Magic lines (%, !) are left out before parsing."""
-    python = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
     try:
-        tree = ast.parse(python)
+        tree = ast.parse(without_magics(source))
     except SyntaxError:
         return False
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "input" for n in ast.walk(tree))
