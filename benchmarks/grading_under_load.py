@@ -4,7 +4,7 @@ Why this exists
 ---------------
 Graded on a loaded two-core machine (load 7 to 22), a correct notebook 4 once got 0/4, "stopped":
 the cell and check limits were wall-clock time. They are CPU time now, with a wall-clock bound a few
-times longer (looplab/grade/limits.py), and a stop is confirmed by a second run with doubled limits.
+times longer (looplab/grade/shared/limits.py), and a stop is confirmed by a second run with doubled limits.
 This is the proof: the rows of a loaded run must be byte-identical to a quiet run's.
 
 How it measures

@@ -10,7 +10,7 @@ loading anything) that opens from disk and can be mailed. It shows:
   who did (a submission that could not be graded at all is listed on its own, not in the ranking);
 - the submissions that could not be graded, and, with a roster, who is not on it and who handed nothing in.
 
-Which submission counts for a learner is class_results.py's rule, the same as the exports'.
+Which submission counts for a learner is rows/class_results.py's rule, the same as the exports'.
 """
 
 from __future__ import annotations

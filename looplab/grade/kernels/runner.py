@@ -316,7 +316,7 @@ class Grader:
 
         Why here: what a notebook writes is on the grader's disk, which the whole class is graded on, and a
         file-size limit (RLIMIT_FSIZE) bounds each file, not how many there are. The kernel then dies where it
-        was, and rows.py says why."""
+        was, and rows/from_run.py says why."""
         while True:
             await asyncio.sleep(WRITE_WATCH)
             used, entries = disk_use([slot.scratch, slot.ipc], WRITE_LIMIT, WRITE_ENTRIES)

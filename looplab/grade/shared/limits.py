@@ -10,7 +10,7 @@ interrupt too, so every later cell would wait behind it. benchmarks/grading.py -
 what each costs.
 
 Time is CPU time. A limit that decides a grade counts the CPU seconds the notebook's processes used
-(the kernel and everything it started: process_tree.py, from a cgroup where one can be made, else
+(the kernel and everything it started: kernels/process_tree.py, from a cgroup where one can be made, else
 from /proc), never the seconds that passed: on a loaded machine (two cores, load 7 to 22) a correct
 notebook's cells take several times longer by the clock, and a wall-clock limit stopped them. Code
 that sleeps or waits for input uses no CPU, so each limit also has a wall-clock bound, WALL_FACTOR
@@ -65,7 +65,7 @@ WRITE_ENTRIES = 10_000
 WRITE_WATCH = 1.0
 
 # The whole notebook: its kernel and every process it starts (its children, what they start, a
-# `setsid` double-forked daemon), counted together. In a memory cgroup (cgroups.py) the operating
+# `setsid` double-forked daemon), counted together. In a memory cgroup (kernels/cgroups.py) the operating
 # system caps them (memory.limit_in_bytes / memory.max: the OOM killer kills in the tree); without
 # one the grader sums their proportional set sizes every POLL_SECONDS and kills the biggest process
 # but the kernel while the sum is over. The kernel's own data limit and memory watch (above) stay,
