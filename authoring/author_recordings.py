@@ -50,6 +50,7 @@ from nbclient.exceptions import CellExecutionError
 import looplab
 from looplab.client import RECORD_INTO
 from looplab.course import COURSE
+from looplab.notebook_source import without_magics
 from looplab.recordings import RECORDINGS_DIR, recording_path
 from looplab.tools import TOOLS, run_tool
 
@@ -76,8 +77,7 @@ def load_answers(name: str) -> dict:
 
 def notebook_code(path: Path) -> list[str]:
     """The Python of each code cell of a notebook, without IPython magic and shell lines (`%`, `!`)."""
-    return ["\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
-            for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+    return [without_magics(cell.source) for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
 
 
 def notebook_questions(path: Path) -> dict[str, str]:

@@ -10,8 +10,6 @@ the learner got their copy.
 
 from __future__ import annotations
 
-import ast
-import os
 import re
 import sysconfig
 from pathlib import Path
@@ -19,16 +17,14 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from looplab.course import COURSE, Course, Notebook, made_with, stamp_version
+from looplab.client import offline_environ
+from looplab.course import COURSE, Course, Notebook, exercise_number, made_with, stamp_version
+from looplab.notebook_source import checked_names
 
 from . import NOTEBOOKS, ROOT, SOLUTIONS
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 REGION = re.compile(rf"^([ \t]*){re.escape(BEGIN)}[^\n]*\n.*?^[ \t]*{re.escape(END)}[^\n]*$", re.MULTILINE | re.DOTALL)
 EXECUTION_TIMEOUT = 120  # seconds per cell
-
-
-def exercise_of(cell) -> str | None:
-    return cell.get("metadata", {}).get("looplab", {}).get("exercise")
 
 
 def stub(source: str, exercise: str | None) -> str:
@@ -42,21 +38,6 @@ def stub(source: str, exercise: str | None) -> str:
     return REGION.sub(replace, source)
 
 
-def checked_names(source: str) -> dict[str, str]:
-    """`check("2.1", tool_result)` -> {"2.1": "tool_result"}, read from the code, not run."""
-    python = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
-    try:
-        tree = ast.parse(python)
-    except SyntaxError:
-        return {}
-    names = {}
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "check"
-                and len(node.args) == 2 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[1], ast.Name)):
-            names[str(node.args[0].value)] = node.args[1].id
-    return names
-
-
 def manifest_disagreements(solution: nbformat.NotebookNode, entry: Notebook, course: Course = COURSE) -> list[str]:
     """Where a solution notebook and its manifest entry differ, in words; [] when they agree.
 
@@ -67,7 +48,7 @@ def manifest_disagreements(solution: nbformat.NotebookNode, entry: Notebook, cou
     """
     problems = version_disagreements(solution, entry, course)
     cells = solution.cells
-    marked = [(index, exercise_of(cell)) for index, cell in enumerate(cells) if exercise_of(cell)]
+    marked = [(index, exercise_number(cell)) for index, cell in enumerate(cells) if exercise_number(cell)]
     found = list(dict.fromkeys(number for _, number in marked))
     if found != entry.ids:
         problems.append(f"{entry.stem}: exercise cells {found}, manifest {entry.ids}")
@@ -110,7 +91,7 @@ def learner_version(solution: nbformat.NotebookNode, course: Course = COURSE) ->
         if cell.cell_type != "code":
             continue
         if BEGIN in cell.source:
-            cell.source = stub(cell.source, exercise_of(cell))
+            cell.source = stub(cell.source, exercise_number(cell))
         tags = cell.metadata.get("tags", [])
         if any(tag in tags for tag in FAILS_UNTIL_SOLVED) and RAISES not in tags:
             cell.metadata["tags"] = [*tags, RAISES]
@@ -138,18 +119,10 @@ def generate(names: list[str] | None = None, course: Course = COURSE, solutions:
 def execute(path: Path) -> None:
     """Re-run a solution notebook offline and store its outputs (no widget state: see README)."""
     notebook = nbformat.read(path, as_version=4)
-    env = {key: value for key, value in os.environ.items() if key != "ANTHROPIC_API_KEY"}
-    env["LOOPLAB_MODE"] = "offline"
-    saved_env = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
-    try:
+    with offline_environ():  # the kernel inherits it
         # coalesce_streams: a busy kernel may send one print in two messages; stored, they are one.
         NotebookClient(notebook, timeout=EXECUTION_TIMEOUT, kernel_name="python3", coalesce_streams=True,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved_env)
     notebook.metadata.pop("widgets", None)
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)

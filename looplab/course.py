@@ -283,24 +283,37 @@ COURSE = Course(
 )
 
 
-# Where a notebook says which course version it was made with: its metadata, {"looplab": {"course_version": ...}}.
-# The generator stamps every learner notebook; solution notebooks carry it too; the grader reads it.
+# Where a notebook and its cells say where they belong in the course: their metadata under "looplab".
+# A notebook: {"looplab": {"course_version": ...}}, the course version it was made with (the generator stamps
+# every learner notebook; solution notebooks carry it too; the grader reads it). An exercise cell:
+# {"looplab": {"exercise": "2.1"}}, the exercise it holds.
+METADATA_KEY = "looplab"
 VERSION_KEY = "course_version"
+EXERCISE_KEY = "exercise"
+
+
+def looplab_metadata(node) -> dict:
+    """A notebook's or a cell's looplab metadata; {} when it has none. Read defensively: a submitted
+    notebook's metadata can hold anything."""
+    found = (node.get("metadata") or {}).get(METADATA_KEY)
+    return found if isinstance(found, dict) else {}
 
 
 def made_with(notebook) -> str | None:
-    """The course version a notebook says it was made with, or None when it says none.
-
-    Read defensively: a submitted notebook's metadata can hold anything.
-    """
-    looplab_meta = (notebook.get("metadata") or {}).get("looplab")
-    version = looplab_meta.get(VERSION_KEY) if isinstance(looplab_meta, dict) else None
+    """The course version a notebook says it was made with, or None when it says none."""
+    version = looplab_metadata(notebook).get(VERSION_KEY)
     return version if isinstance(version, str) and version else None
+
+
+def exercise_number(cell) -> str | None:
+    """The exercise a cell says it holds (`{"looplab": {"exercise": "2.1"}}`), as text; None for any other cell."""
+    number = looplab_metadata(cell).get(EXERCISE_KEY)
+    return str(number) if number is not None else None
 
 
 def stamp_version(notebook, version: str) -> None:
     """Write into the notebook's metadata that it was made with this course version."""
-    notebook.metadata.setdefault("looplab", {})[VERSION_KEY] = version
+    notebook.metadata.setdefault(METADATA_KEY, {})[VERSION_KEY] = version
 
 
 def _course_in_use() -> Course:

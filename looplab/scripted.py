@@ -141,7 +141,7 @@ _transports: "weakref.WeakKeyDictionary[anthropic.Anthropic, ObservedTransport]"
 
 
 def transport_of(client: anthropic.Anthropic) -> ObservedTransport:
-    """The transport under a scripted client: the grader answers a kernel's requests with it (looplab/grade/judge.py)."""
+    """The transport under a scripted client: the grader answers a kernel's requests with it (looplab/grade/judgement/judge.py)."""
     return _transports[client]
 
 

@@ -14,9 +14,9 @@ import nbformat
 import pytest
 
 from looplab import grade
-from looplab.grade.emptying import disk_use, empty_folder, remove_tree
-from looplab.grade.limits import SUBMISSION_LIMIT
-from looplab.grade.status import Status
+from looplab.grade.kernels.emptying import disk_use, empty_folder, remove_tree
+from looplab.grade.shared.limits import SUBMISSION_LIMIT
+from looplab.grade.shared.status import Status
 from tests.test_grade import NB1, STEMS, SUBMISSIONS
 
 

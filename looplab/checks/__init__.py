@@ -23,7 +23,7 @@ from .reaching import reaches
 from .source import CELL, FUNCTION, latest_definition, stub_left
 
 # Every notebook's checks are imported now, not on first use: the grader judges several notebooks at
-# once, each in a thread of its own (looplab/grade/judge.py), and none should import a module mid-check.
+# once, each in a thread of its own (looplab/grade/judgement/judge.py), and none should import a module mid-check.
 for _notebook in COURSE.notebooks:
     importlib.import_module(_notebook.checks)
 
@@ -35,7 +35,7 @@ def run_check(number: str, obj: Any, course: Course = COURSE, *, session: Sessio
               claims: Claims | None = None) -> CheckResult:
     """Check one exercise and return the result; never raises for anything the learner wrote.
 
-    In a notebook, the cells are IPython's `In`. The grader (looplab/grade/judge.py) hands in `obj` as a proxy of
+    In a notebook, the cells are IPython's `In`. The grader (looplab/grade/judgement/judge.py) hands in `obj` as a proxy of
     the learner's object in the kernel, the `session` read from the notebook file, and the kernel's `claims`."""
     exercise = course.exercise(number)
     found = core.session() if session is None else session

@@ -37,7 +37,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent
 # A check stops the learner's code after this long: a loop that never ends gets words, not a hang. In the
 # learner's notebook: 10 s of wall-clock time. The grader sets LOOPLAB_CHECK_SECONDS, seconds of the
 # kernel's CPU time (a busy machine must not stop a correct answer), and LOOPLAB_CHECK_WALL_SECONDS, a
-# wall-clock bound beside it for code that sleeps (looplab/grade/limits.py: checks take under 0.1 s offline).
+# wall-clock bound beside it for code that sleeps (looplab/grade/shared/limits.py: checks take under 0.1 s offline).
 TIME_LIMIT_SECONDS = 10
 CPU_SECONDS_VARIABLE, WALL_SECONDS_VARIABLE = "LOOPLAB_CHECK_SECONDS", "LOOPLAB_CHECK_WALL_SECONDS"
 
@@ -73,7 +73,7 @@ class CheckTimeout(BaseException):
 
 @dataclass
 class Claims:
-    """What the kernel said of the learner's object under the grader (looplab/grade/judge.py): it IS the course's
+    """What the kernel said of the learner's object under the grader (looplab/grade/judgement/judge.py): it IS the course's
     own version, it CALLED it. Claims can only cost points, never award one."""
 
     course_code: bool = False
@@ -411,7 +411,7 @@ def explain(error: BaseException) -> Failure:
     if isinstance(error, CheckTimeout):
         seconds = error.args[0] if error.args and isinstance(error.args[0], (int, float)) else time_limit_seconds()[0]
         return SAY.failure("timeout", seconds=f"{seconds:g}")
-    if isinstance(error, MemoryError):  # only the grader limits memory (looplab/grade/limits.py)
+    if isinstance(error, MemoryError):  # only the grader limits memory (looplab/grade/shared/limits.py)
         return SAY.failure("memory", where=learner_frame(error))
     return SAY.failure("raised", error=f"{type(error).__name__}: {error}", where=learner_frame(error))
 

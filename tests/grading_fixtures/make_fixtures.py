@@ -63,7 +63,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from authoring.learner_notebooks import BEGIN, SOLUTIONS, exercise_of, learner_version  # noqa: E402
+from authoring.learner_notebooks import BEGIN, SOLUTIONS, learner_version  # noqa: E402
+from looplab.course import exercise_number  # noqa: E402
 
 NB1 = "01_one_tool_call"
 NB2 = "02_closing_the_loop"
@@ -378,7 +379,7 @@ def solution(stem: str) -> nbformat.NotebookNode:
 
 
 def exercise_index(notebook, number: str) -> int:
-    return next(i for i, cell in enumerate(notebook.cells) if exercise_of(cell) == number)
+    return next(i for i, cell in enumerate(notebook.cells) if exercise_number(cell) == number)
 
 
 def stub_exercise(notebook, number: str) -> None:
@@ -493,7 +494,7 @@ def borrowed():
 def other_course():
     notebook = solution(NB1)
     for cell in notebook.cells:
-        number = exercise_of(cell)
+        number = exercise_number(cell)
         if number:
             cell.metadata["looplab"]["exercise"] = "7." + number.split(".")[1]
         if cell.cell_type == "code":
