@@ -130,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         result = replace(result, rows=rows)
     write_csv(gradebook, Path(args.out))
     notes = list(result.notes) + [duplicate.note() for duplicate in duplicates(rows)]
+    notes += [group.note() for group in result.identical]
     notes += write_exports(args, result, roster, elapsed, isolation)
     for note in notes:
         print(f"looplab.grade: {note}", file=sys.stderr)
@@ -163,7 +164,7 @@ def write_exports(args, result: GradingResult, roster: Roster | None, elapsed: f
         if export.not_on_roster:  # named above already; this says what it means for the Canvas file
             notes.append(f"so not in {args.canvas}: {', '.join(export.not_on_roster)}")
     if args.report:
-        write_report(result.rows, Path(args.report), result.feedback, roster)
+        write_report(result.rows, Path(args.report), result.feedback, roster, identical=result.identical)
     if args.gradescope:
         warnings = [] if isolation.sandboxed else [not_isolated(isolation.problem)]
         write_results(result.rows, Path(args.gradescope), elapsed, args.gradescope_visibility, warnings)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import errno
+import hashlib
 import json
 import os
 import re
@@ -24,6 +25,8 @@ from .submissions import Submission
 
 
 LINKED = "{name} is a symbolic link: hand in the file itself, not a link"  # the message of Status.LINKED
+NOT_THEIRS = ("a loose file named after {learner}, who has a folder: not counted; move it into the folder if it is "
+              "theirs")  # the message of Status.NOT_THEIRS
 CHECK_CALL = re.compile(r"""\bcheck\(\s*(['"])(?P<number>\d+\.\d+)\1""")
 
 
@@ -78,6 +81,7 @@ def _read_at_most(submission: Submission, limit: int, guessed: str) -> bytes:
         raise Ungradable(Status.TOO_LARGE, f"the file is {shown:,} bytes; the grader reads notebooks of up to "
                                            f"{limit:,} bytes ({limit >> 20} MB): clear large outputs and attachments, "
                                            "then hand it in again", guessed)
+    submission.digest = hashlib.sha256(raw).hexdigest()  # the bytes just read: identical submissions are named
     return raw
 
 
@@ -85,6 +89,8 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
     """The learner's notebook and the course notebook it is; raises Ungradable saying why it can't be graded."""
     import nbformat
 
+    if submission.named_after:  # first: not even a link or a broken file named after them is theirs
+        raise Ungradable(Status.NOT_THEIRS, NOT_THEIRS.format(learner=submission.named_after))
     guessed = _file_notebook(submission.path, course)
     if submission.missing:
         raise Ungradable(Status.NO_NOTEBOOK, "this folder holds no .ipynb file")

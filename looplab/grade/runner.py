@@ -25,6 +25,7 @@ from .judge import Judge, learner_cells
 from .kernel_cells import start_cell_source
 from .kernels import KERNEL_NAME
 from . import process_tree
+from .messages import UnreadableMessage, read_strictly
 from .limits import (AFTER_A_STOP, CHECK_SECONDS, CONFIRM_FACTOR, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, MEMORY_WATCH,
                      POLL_SECONDS, STUCK_GRACE, WALL_FACTOR, WRITE_ENTRIES, WRITE_LIMIT, WRITE_WATCH)
 from .outcome import Outcome
@@ -334,6 +335,8 @@ class Grader:
         timer = asyncio.create_task(expire())
         try:
             await task
+        except UnreadableMessage:  # the learner's code broke the kernel's messages: nothing more can be run
+            outcome.garbled_at = outcome.current
         except asyncio.CancelledError:
             if not expired:
                 raise
@@ -391,6 +394,7 @@ class Grader:
                 await km.start_kernel(env=env, cwd=str(work), **extra)
                 session.tree = self._tree(slot, km)
             kc = session.kc = km.client()
+            read_strictly(kc.session)  # a message the learner's code garbled: their status, not a grader error
             # The kernel binds its ports ~50 ms after the fork; zmq's default is to retry a refused
             # connection every 100 ms, which costs up to that much per notebook.
             kc.context.setsockopt(zmq.RECONNECT_IVL, 5)
