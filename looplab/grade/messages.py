@@ -4,12 +4,14 @@ The kernel runs the learner's code, and that code can break the messages the ker
 `json.dumps` in the kernel and every message after it is the same string, without the header a
 Jupyter client reads first (jupyter_client's Session then raises `KeyError: 'msg_id'`), or a message
 can lack what nbclient reads from it. Raised deep in jupyter_client or nbclient, that looked like
-the grader's own failure ("grader error"). `read_strictly` makes every such message an
+the grader's own failure ("grader error"). `StrictSession` makes every such message an
 UnreadableMessage, which the runner turns into the notebook's own status (rows.py): the exercises
 graded before still count, the rest of the run is unaffected.
 """
 
 from __future__ import annotations
+
+from jupyter_client.session import Session
 
 # What nbclient (and outputs.py) read from the content of each kind of message a cell's run receives.
 CONTENT = {
@@ -43,19 +45,16 @@ def unreadable(message) -> str | None:
     return None
 
 
-def read_strictly(session) -> None:
-    """Make this jupyter_client Session (a kernel client's) raise UnreadableMessage for any message it cannot
-    read, whatever jupyter_client would have raised."""
-    deserialize = session.deserialize
+class StrictSession(Session):
+    """A jupyter_client Session (the kernel manager's, which its client shares) that raises UnreadableMessage
+    for any message it cannot read, whatever jupyter_client would have raised."""
 
-    def checked(msg_list, content: bool = True, copy: bool = True):
+    def deserialize(self, msg_list, content: bool = True, copy: bool = True) -> dict:
         try:
-            message = deserialize(msg_list, content=content, copy=copy)
+            message = super().deserialize(msg_list, content=content, copy=copy)
         except Exception as error:  # a bad signature, JSON that is not, a header without its id...
             raise UnreadableMessage(f"{type(error).__name__}: {error}") from None
         why = unreadable(message) if content else None
         if why:
             raise UnreadableMessage(why)
         return message
-
-    session.deserialize = checked

@@ -25,7 +25,7 @@ from .judge import Judge, learner_cells
 from .kernel_cells import start_cell_source
 from .kernels import KERNEL_NAME
 from . import process_tree
-from .messages import UnreadableMessage, read_strictly
+from .messages import StrictSession, UnreadableMessage
 from .limits import (AFTER_A_STOP, CHECK_SECONDS, CONFIRM_FACTOR, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, MEMORY_WATCH,
                      POLL_SECONDS, STUCK_GRACE, WALL_FACTOR, WRITE_ENTRIES, WRITE_LIMIT, WRITE_WATCH)
 from .outcome import Outcome
@@ -380,7 +380,9 @@ class Grader:
         channels = {}
         if slot.sandbox is not None:  # no network in the sandbox: IPC sockets in the slot's own folder
             channels = {"transport": "ipc", "connection_file": str(slot.ipc / "kernel.json")}
-        km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=slot.specs, **channels)
+        # StrictSession: a message the learner's code garbled is their status (messages.py), not a grader error
+        km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=slot.specs, session=StrictSession(),
+                                **channels)
         extra = {}
         if slot.server is None:
             log = None if self.debug else asyncio.subprocess.DEVNULL
@@ -394,7 +396,6 @@ class Grader:
                 await km.start_kernel(env=env, cwd=str(work), **extra)
                 session.tree = self._tree(slot, km)
             kc = session.kc = km.client()
-            read_strictly(kc.session)  # a message the learner's code garbled: their status, not a grader error
             # The kernel binds its ports ~50 ms after the fork; zmq's default is to retry a refused
             # connection every 100 ms, which costs up to that much per notebook.
             kc.context.setsockopt(zmq.RECONNECT_IVL, 5)
