@@ -24,19 +24,20 @@ dev:
 
 # Re-record the shipped recordings from the live API (needs ANTHROPIC_API_KEY), then refresh the notebooks.
 record: dev
-	$(BIN)/python scripts/author_recordings.py --live
+	$(BIN)/python -m authoring record --live
 	$(MAKE) notebooks
 
 # The one step after an edit: re-author a recording a notebook outgrew (offline, scripted answers),
-# store the solutions' outputs, regenerate the learner notebooks.
+# store the solutions' outputs, regenerate the learner notebooks and the generated pages.
+# The maintainer's tools are the authoring/ package (python -m authoring), never shipped to learners.
 # A no-op on an unchanged course (it prints "nothing changed").
 notebooks: dev
-	$(BIN)/python scripts/regenerate.py
+	$(BIN)/python -m authoring notebooks
 
 # What an instructor sends learners, into dist/: learner notebooks, a wheelhouse, a learner README; no answers.
-# Solutions, when it is time: .venv/bin/python scripts/handout.py --release 01_one_tool_call
+# Solutions, when it is time: .venv/bin/python -m authoring handout --release 01_one_tool_call
 handout: dev
-	$(BIN)/python scripts/handout.py
+	$(BIN)/python -m authoring handout
 
 benchmarks: dev
 	$(BIN)/python benchmarks/replay_overhead.py

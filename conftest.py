@@ -27,7 +27,7 @@ LONGEST_FIRST = (
     "tests/test_grade_limits.py", "tests/test_handout.py", "tests/test_benchmarks.py", "tests/browser/test_run_all.py",
     "tests/browser/test_viewer_in_jupyterlab.py", "tests/test_grade_isolation.py", "tests/test_packaging.py",
     "tests/test_setup.py", "tests/test_class_gradebook.py", "tests/test_grade.py", "tests/test_notebooks.py",
-    "tests/test_regenerate.py", "tests/test_exports.py",
+    "tests/test_regenerate.py", "tests/test_adding_a_notebook.py", "tests/test_exports.py",
 )
 
 

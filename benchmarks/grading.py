@@ -71,17 +71,13 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from looplab.client import offline_environment
+
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 TARGET_FLOOR_RATIO = 1.5  # per notebook, at --jobs 1
 TARGET_SPEEDUP = 1.6  # --jobs 2 against --jobs 1
 TARGET_ISOLATION = 1.25  # isolated against not isolated, per notebook at --jobs 1
-
-
-def offline_env() -> dict:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC_")}
-    env["LOOPLAB_MODE"] = "offline"
-    return env
 
 
 def make_submissions(folder: Path, learners: int, solutions: list[Path]) -> int:
@@ -120,7 +116,7 @@ def grader(folder: Path, jobs: int, out: Path, extra: tuple, timings: Path | Non
     """The real command line, and its environment (offline; LOOPLAB_GRADE_TIMINGS if timings are wanted)."""
     command = [sys.executable, "-m", "looplab.grade", str(folder), "--jobs", str(jobs), "--out", str(out),
                "--quiet", *extra]
-    env = offline_env()
+    env = offline_environment()
     if timings is not None:
         env["LOOPLAB_GRADE_TIMINGS"] = str(timings)
     return command, env
@@ -242,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.runaway_only:
         sys.path.insert(0, str(ROOT))
-        from looplab.grade.sandbox import probe
+        from looplab.grade.kernels.sandbox import probe
 
         isolation = "bwrap" if probe() is None else "none"
         with tempfile.TemporaryDirectory(prefix="looplab-bench-") as tmp:
@@ -252,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     solutions = sorted(SOLUTIONS.glob("*.ipynb"))[:2 if args.quick else None]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     sys.path.insert(0, str(ROOT))
-    from looplab.grade.sandbox import probe
+    from looplab.grade.kernels.sandbox import probe
 
     why_not = probe()
     isolated = "bwrap" if why_not is None else "none"

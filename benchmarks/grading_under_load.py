@@ -4,7 +4,7 @@ Why this exists
 ---------------
 Graded on a loaded two-core machine (load 7 to 22), a correct notebook 4 once got 0/4, "stopped":
 the cell and check limits were wall-clock time. They are CPU time now, with a wall-clock bound a few
-times longer (looplab/grade/limits.py), and a stop is confirmed by a second run with doubled limits.
+times longer (looplab/grade/shared/limits.py), and a stop is confirmed by a second run with doubled limits.
 This is the proof: the rows of a loaded run must be byte-identical to a quiet run's.
 
 How it measures
@@ -34,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from looplab.client import offline_environment
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "grading_fixtures"))
 HONEST = ("complete", "partial", "stub", "syntax_error", "honest_append")
@@ -51,8 +53,7 @@ def honest_submissions(folder: Path) -> Path:
 
 
 def grade(workdir: Path, out: Path, jobs: int) -> float:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC_")}
-    env["LOOPLAB_MODE"] = "offline"
+    env = offline_environment()
     started = time.perf_counter()
     run = subprocess.run([sys.executable, "-m", "looplab.grade", "submissions", "--jobs", str(jobs), "--out", str(out),
                           "--quiet"], cwd=workdir, env=env, capture_output=True, text=True)

@@ -1,7 +1,7 @@
 """The narrow channel between the grader and a kernel: JSON lines over a Unix socket, values as plain JSON.
 
 Under the grader, the kernel only runs the learner's code; the checks run in the grader's process
-(looplab/grade/judge.py) and reach the learner's objects through this channel (looplab/serve.py is
+(looplab/grade/judgement/judge.py) and reach the learner's objects through this channel (looplab/serve.py is
 the kernel's end). Both ends import this module, which imports neither of them.
 
 One message is one line of JSON, a dict. What crosses is data only: never pickle, never an object of

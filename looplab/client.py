@@ -10,6 +10,7 @@ In all three the traffic is observed the same way, so the history viewer works i
 
 from __future__ import annotations
 
+import contextlib
 import os
 import weakref
 from pathlib import Path
@@ -41,6 +42,30 @@ def current_mode() -> str:
     if mode != "offline" and not os.environ.get("ANTHROPIC_API_KEY"):
         raise ValueError(f"LOOPLAB_MODE={mode} needs ANTHROPIC_API_KEY; unset LOOPLAB_MODE to work offline.")
     return mode
+
+
+def offline_environment(environ=None) -> dict[str, str]:
+    """A copy of the environment (os.environ unless given) in which looplab can only be offline: no ANTHROPIC_*
+    variable (no key, no base URL to another server) and LOOPLAB_MODE=offline. Whatever runs the course's
+    code for a grade, a stored output or a test starts from it, so a key on the machine is never spent."""
+    env = {key: value for key, value in (os.environ if environ is None else environ).items()
+           if not key.startswith("ANTHROPIC_")}
+    env["LOOPLAB_MODE"] = "offline"
+    return env
+
+
+@contextlib.contextmanager
+def offline_environ():
+    """os.environ as offline_environment() while the block runs (for code run in this process, or the
+    kernels it starts), as it was after."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(offline_environment(saved))
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def client(

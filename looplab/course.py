@@ -3,9 +3,11 @@
 Everything that needs to know the course reads it here: `check`, `hint` and `progress`, the
 learner-notebook generator, the grader and the tests. Nothing else lists notebooks or exercises.
 
-Adding a notebook is one `Notebook(...)` entry below, plus files of its own: the solution notebook
-(`solutions/<stem>.ipynb`), its checks module (`looplab/checks/<module>.py`: scenarios, checkers,
-texts and hints), its recording and its scripted answers. See docs/WRITING_NOTEBOOKS.md.
+Adding a notebook is one `Notebook(...)` entry below, plus files of its own: the solution notebook,
+its checks module with their words and audit rows, the module holding its reference code, its
+scripted answers and its tests. docs/WRITING_NOTEBOOKS.md lists them (generated from
+authoring/adding.py, which tests/test_adding_a_notebook.py holds to what adding one really takes).
+The course refuses two notebooks with one stem or number, and two exercises with one id.
 
 The course has versions (`Course.versions`, oldest first), and every notebook says in its metadata
 which one it was made with. Adding an exercise to a published course is a new version and the
@@ -22,6 +24,7 @@ hand.
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -47,6 +50,15 @@ class Exercise:
     since: str | None = None  # the course version that added it (one of Course.versions); None: the first
 
 
+# Where the course's own version of an exercise lives (Exercise.reference). Notebooks 1-4 came first and
+# share these two modules (`loop.py`: the loop the notebooks build; `tools.py`: notebook 1's calculator and
+# the `run_tool` notebooks 3 and 4 derive their outputs from): they take no new notebook's references.
+# Every later notebook names a module of its own in its entry (`Notebook.references`), and all its
+# exercises' references are in it, so no module grows into every notebook of the course.
+SHARED_REFERENCES = ("looplab.loop", "looplab.tools")
+STEM = re.compile(r"(\d+)_[a-z0-9_]+")  # "05_toolbox": the notebook's number, then its name
+
+
 @dataclass(frozen=True)
 class Notebook:
     """One notebook of the series, in the order learners take them."""
@@ -57,10 +69,28 @@ class Notebook:
     exercises: tuple[Exercise, ...]
     # Names its set-up cell defines that later exercises lean on, with the course's object for each.
     provides: dict[str, str] = field(default_factory=dict)
+    # The module holding the course's version of its exercises (every Exercise.reference of it); None only
+    # for notebooks 1-4, whose references are in SHARED_REFERENCES.
+    references: str | None = None
+    builds: str = ""  # what the learner builds, in a few words: the README's course table
 
     @property
     def ids(self) -> list[str]:
         return [exercise.id for exercise in self.exercises]
+
+    @property
+    def number(self) -> int | None:
+        """05_toolbox -> 5 (None for a stem that does not start with its number)."""
+        match = STEM.fullmatch(self.stem)
+        return int(match.group(1)) if match else None
+
+    def reference_problems(self) -> list[str]:
+        """Where its exercises' references break the rule above, in words; [] when they keep it."""
+        allowed = (self.references,) if self.references else SHARED_REFERENCES
+        where = f"its own module {self.references}" if self.references else ", ".join(SHARED_REFERENCES)
+        return [f"exercise {exercise.id}'s reference {exercise.reference!r} is not in {where} "
+                f"(notebook {self.stem}'s references; see docs/WRITING_NOTEBOOKS.md)"
+                for exercise in self.exercises if exercise.reference.partition(":")[0] not in allowed]
 
 
 @dataclass(frozen=True)
@@ -84,10 +114,39 @@ class Course:
                             f"got {self.versions!r}{hint}")
         if len(set(self.versions)) != len(self.versions):
             raise ValueError(f"Course.versions names a version twice: {self.versions!r}")
+        twice = [f"{what} {value!r} ({', '.join(owners)})" for what, value, owners in self._duplicates()]
+        if twice:
+            raise ValueError("The course has two of one thing, which must be unique (grading, checks and files are "
+                             "matched on it): " + "; ".join(twice))
+        problems = [problem for notebook in self.notebooks for problem in notebook.reference_problems()]
+        owners = [notebook.references for notebook in self.notebooks if notebook.references]
+        problems += [f"{module} holds the references of more than one notebook" for module in sorted(set(owners))
+                     if owners.count(module) > 1 or module in SHARED_REFERENCES]
+        if problems:
+            raise ValueError("; ".join(problems))
         for exercise in self.exercises:
             if exercise.since is not None and exercise.since not in self.versions:
                 raise ValueError(f"Exercise {exercise.id} is since {exercise.since!r}, which is not one of the "
                                  f"course's versions ({', '.join(self.versions)})")
+
+    def _duplicates(self) -> list[tuple[str, object, list[str]]]:
+        """(what, value, its owners) for each stem, notebook number and exercise id held twice."""
+        found: list[tuple[str, object, list[str]]] = []
+        keys = (("notebook stem", lambda n: [n.stem]),
+                ("notebook number", lambda n: [] if n.number is None else [n.number]),
+                ("exercise id", lambda n: n.ids))
+        for what, values_of in keys:
+            owners: dict[object, list[str]] = {}
+            for notebook in self.notebooks:
+                for value in values_of(notebook):
+                    owners.setdefault(value, []).append(notebook.stem)
+            found += [(what, value, stems) for value, stems in owners.items() if len(stems) > 1]
+        return found
+
+    @property
+    def next_number(self) -> int:
+        """The number a new notebook takes: one past the highest."""
+        return max((n.number for n in self.notebooks if n.number is not None), default=0) + 1
 
     # --- versions ---------------------------------------------------------------------------------
 
@@ -185,6 +244,7 @@ COURSE = Course(
     notebooks=(
         Notebook(
             "01_one_tool_call", "One tool call", "looplab.checks.notebook1",
+            builds="a safe calculator, its tool definition, one request where the model *asks* for the tool",
             exercises=(
                 Exercise("1.1", "calculator", "calculator", 2, "looplab.tools:calculator"),
                 Exercise("1.2", "CALCULATOR_TOOL", "CALCULATOR_TOOL", 1, "looplab.tools:CALCULATOR_TOOL"),
@@ -195,6 +255,7 @@ COURSE = Course(
         ),
         Notebook(
             "02_closing_the_loop", "Closing the loop", "looplab.checks.notebook2",
+            builds="the return path: `tool_result`, the loop until the model answers in words, a hard cap",
             exercises=(
                 Exercise("2.1", "tool_result", "tool_result", 1, "looplab.loop:tool_result"),
                 Exercise("2.2", "agent_turn", "agent_turn", 3, "looplab.loop:agent_turn"),
@@ -204,6 +265,7 @@ COURSE = Course(
         ),
         Notebook(
             "03_matching_ids", "Matching ids", "looplab.checks.notebook3",
+            builds="several tool calls in one reply, results matched by id, errors reported back",
             exercises=(
                 Exercise("3.1", "run_tools", "run_tools", 2, "looplab.loop:run_tools"),
                 Exercise("3.2", "unanswered_tool_uses", "unanswered_tool_uses", 2, "looplab.loop:unanswered_tool_uses"),
@@ -212,6 +274,7 @@ COURSE = Course(
         ),
         Notebook(
             "04_your_agent", "Your agent", "looplab.checks.notebook4",
+            builds="the whole agent as a program you run from a terminal",
             exercises=(
                 Exercise("4.1", "run", "run", 4, "looplab.loop:run"),
             ),
@@ -220,24 +283,37 @@ COURSE = Course(
 )
 
 
-# Where a notebook says which course version it was made with: its metadata, {"looplab": {"course_version": ...}}.
-# The generator stamps every learner notebook; solution notebooks carry it too; the grader reads it.
+# Where a notebook and its cells say where they belong in the course: their metadata under "looplab".
+# A notebook: {"looplab": {"course_version": ...}}, the course version it was made with (the generator stamps
+# every learner notebook; solution notebooks carry it too; the grader reads it). An exercise cell:
+# {"looplab": {"exercise": "2.1"}}, the exercise it holds.
+METADATA_KEY = "looplab"
 VERSION_KEY = "course_version"
+EXERCISE_KEY = "exercise"
+
+
+def looplab_metadata(node) -> dict:
+    """A notebook's or a cell's looplab metadata; {} when it has none. Read defensively: a submitted
+    notebook's metadata can hold anything."""
+    found = (node.get("metadata") or {}).get(METADATA_KEY)
+    return found if isinstance(found, dict) else {}
 
 
 def made_with(notebook) -> str | None:
-    """The course version a notebook says it was made with, or None when it says none.
-
-    Read defensively: a submitted notebook's metadata can hold anything.
-    """
-    looplab_meta = (notebook.get("metadata") or {}).get("looplab")
-    version = looplab_meta.get(VERSION_KEY) if isinstance(looplab_meta, dict) else None
+    """The course version a notebook says it was made with, or None when it says none."""
+    version = looplab_metadata(notebook).get(VERSION_KEY)
     return version if isinstance(version, str) and version else None
+
+
+def exercise_number(cell) -> str | None:
+    """The exercise a cell says it holds (`{"looplab": {"exercise": "2.1"}}`), as text; None for any other cell."""
+    number = looplab_metadata(cell).get(EXERCISE_KEY)
+    return str(number) if number is not None else None
 
 
 def stamp_version(notebook, version: str) -> None:
     """Write into the notebook's metadata that it was made with this course version."""
-    notebook.metadata.setdefault("looplab", {})[VERSION_KEY] = version
+    notebook.metadata.setdefault(METADATA_KEY, {})[VERSION_KEY] = version
 
 
 def _course_in_use() -> Course:

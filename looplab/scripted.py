@@ -3,7 +3,7 @@
 Two places need a model that answers the same way every time:
 - the graded checks, which run a learner's loop against scenarios (a text block before the
   tool call, three calls at once, a model that never stops...), always offline;
-- the authoring of the shipped recordings when no API key is at hand (scripts/author_recordings.py).
+- the authoring of the shipped recordings when no API key is at hand (authoring/author_recordings.py).
 
 Every reply is validated with `anthropic.types.Message.model_validate`, so a script can only
 say what the real API could say. The SDK still talks through a real transport, and every request
@@ -141,7 +141,7 @@ _transports: "weakref.WeakKeyDictionary[anthropic.Anthropic, ObservedTransport]"
 
 
 def transport_of(client: anthropic.Anthropic) -> ObservedTransport:
-    """The transport under a scripted client: the grader answers a kernel's requests with it (looplab/grade/judge.py)."""
+    """The transport under a scripted client: the grader answers a kernel's requests with it (looplab/grade/judgement/judge.py)."""
     return _transports[client]
 
 

@@ -6,7 +6,7 @@ Under the grader (`python -m looplab.grade`) each check point of a notebook is o
     looplab.serve.serve("/the/slot/ipc/judge-1a2b.sock")
 
 It connects to the grader and answers its requests until told "done". The checks, their scenarios,
-the scripted model and every comparison stay in the grader's process (looplab/grade/judge.py): here,
+the scripted model and every comparison stay in the grader's process (looplab/grade/judgement/judge.py): here,
 the learner's objects are only described, read (a value such as CALCULATOR_TOOL) or called with the
 arguments the grader sends, and what came of it goes back as plain data (looplab/channel.py). A
 scripted client the grader hands over is a real `anthropic.Anthropic` here whose transport asks the

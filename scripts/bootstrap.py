@@ -18,7 +18,7 @@ What it does, in order, saying each step on one line:
 3. installs the pinned packages: `requirements.txt` (what the notebooks need) for `lab`, plus
    `requirements-dev.txt` (the test tools) for `test`; pip shows each download, so a slow network
    looks slow, not stuck. It runs again only when those files change. In a handout
-   (scripts/handout.py) the same script installs from the handout's `wheelhouse/` without the network;
+   (authoring/handout.py) the same script installs from the handout's `wheelhouse/` without the network;
 
 4. `lab`: turns JupyterLab's news and update pop-ups off (in the venv's settings) and opens the first
    notebook, handing the terminal over to JupyterLab (see `hand_over`: one Ctrl+C, or a signal, stops

@@ -1,13 +1,8 @@
 """Fixtures shared by the tests of the client and of the viewer, and of the authoring script."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 import looplab
-
-AUTHOR_SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "author_recordings.py"
 
 
 @pytest.fixture
@@ -20,8 +15,7 @@ def offline(monkeypatch):
 
 @pytest.fixture(scope="module")
 def author():
-    """scripts/author_recordings.py, imported as a module (scripts/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("author_recordings", AUTHOR_SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """authoring/author_recordings.py, the tool that writes the recordings."""
+    from authoring import author_recordings
+
+    return author_recordings

@@ -1,4 +1,4 @@
-"""Checks run the grader's way: the checker here, the learner's object behind the channel (looplab/grade/judge.py).
+"""Checks run the grader's way: the checker here, the learner's object behind the channel (looplab/grade/judgement/).
 
 The kernel's end (looplab.serve.serve) runs in a thread of this process, over a real Unix socket,
 with the object in a namespace of its own: the same code as in a kernel, without starting one.
@@ -18,7 +18,7 @@ from typing import Any
 from looplab.checks import core, run_check
 from looplab.checks.core import Session
 from looplab.course import COURSE
-from looplab.grade.judge import Judge
+from looplab.grade.judgement.judge import Judge
 from looplab.serve import serve
 
 

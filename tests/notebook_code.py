@@ -8,53 +8,39 @@ IPython magics or shell lines (`%`, `!`) are left out.
 
 import contextlib
 import io
-import os
 from pathlib import Path
 
 import nbformat
 
+from looplab.client import offline_environ
+from looplab.course import exercise_number
+from looplab.notebook_source import has_magic
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _has_magic(source: str) -> bool:
-    return any(line.lstrip().startswith(("%", "!")) for line in source.splitlines())
 
 
 def solution_namespace(stem: str, until: str | None = None) -> dict:
     """The namespace after running the notebook; with `until`, only up to that exercise's cell."""
     notebook = nbformat.read(ROOT / "solutions" / f"{stem}.ipynb", as_version=4)
     namespace: dict = {"__name__": f"solution_{stem}"}
-    saved = {key: os.environ.get(key) for key in ("ANTHROPIC_API_KEY", "LOOPLAB_MODE")}
-    os.environ.pop("ANTHROPIC_API_KEY", None)
-    os.environ["LOOPLAB_MODE"] = "offline"
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            for cell in notebook.cells:
-                tags = cell.get("metadata", {}).get("tags", [])
-                if cell.cell_type != "code" or _has_magic(cell.source):
-                    continue
-                try:
-                    exec(compile(cell.source, f"<{stem} cell>", "exec"), namespace)
-                except Exception:
-                    if "raises-exception" not in tags:
-                        raise
-                if until is not None and cell.get("metadata", {}).get("looplab", {}).get("exercise") == until:
-                    return namespace
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    with offline_environ(), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for cell in notebook.cells:
+            tags = cell.get("metadata", {}).get("tags", [])
+            if cell.cell_type != "code" or has_magic(cell.source):
+                continue
+            try:
+                exec(compile(cell.source, f"<{stem} cell>", "exec"), namespace)
+            except Exception:
+                if "raises-exception" not in tags:
+                    raise
+            if until is not None and exercise_number(cell) == until:
+                return namespace
     return namespace
 
 
 def notebook_question(stem: str, name: str) -> str:
     """A question as its solution notebook writes it (the `*_QUESTION` constant): a test never copies the
-    words, so rewording a question stays one edit (scripts/author_recordings.py reads them the same way)."""
-    import importlib.util
+    words, so rewording a question stays one edit (authoring/author_recordings.py reads them the same way)."""
+    from authoring import author_recordings as author
 
-    spec = importlib.util.spec_from_file_location("author_recordings", ROOT / "scripts" / "author_recordings.py")
-    author = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(author)
     return author.notebook_questions(ROOT / "solutions" / f"{stem}.ipynb")[name]

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 import looplab
-from looplab.exercises import SOLUTIONS
+from authoring.learner_notebooks import SOLUTIONS
 from looplab.loop import MAX_TOKENS, SYSTEM_PROMPT
 from looplab.recordings import Recording
 from looplab.tools import TOOLS

@@ -1,6 +1,6 @@
 """Authoring recordings never loses one: a run that stops half-way leaves the recording as it was.
 
-scripts/author_recordings.py records each notebook into a temporary folder and moves the result
+authoring/author_recordings.py (`python -m authoring record`) records each notebook into a temporary folder and moves the result
 into place only when the whole run succeeded. These tests run it on a copy of the shipped
 recordings: once as it is (same bytes: the recordings are reproducible), once with a scripted
 answer missing (the copy is left untouched, and the error is one line naming the question, by its
@@ -52,7 +52,7 @@ def test_a_run_that_fails_half_way_leaves_the_recording_unchanged(author, record
     message = str(failure.value)
     assert "\n" not in message
     assert f"under {question} in" in message and words in message and "after 2 replies" in message
-    assert f"scripts/answers/{stem}.py" in message
+    assert f"authoring/answers/{stem}.py" in message
     assert {path.name: path.read_bytes() for path in recordings.iterdir()} == before
 
 
@@ -68,10 +68,27 @@ def test_the_calculator_recording_is_written_aside_too(author, recordings, monke
 
 def test_the_maintainers_route_for_a_missing_answer_is_in_the_authoring_command():
     """A learner's NotRecordedError leaves it out (they cannot take it): --help and the README say it."""
-    shown = subprocess.run([sys.executable, str(ROOT / "scripts" / "author_recordings.py"), "--help"],
+    shown = subprocess.run([sys.executable, "-m", "authoring", "record", "--help"], cwd=ROOT,
                            capture_output=True, text=True, check=True).stdout
     said = " ".join(shown.split())
-    assert "NotRecordedError" in said and "scripts/answers/<stem>.py" in said
-    assert "python scripts/author_recordings.py <stem>" in said and "--live <stem>" in said
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "scripts/author_recordings.py <stem>" in readme and "NotRecordedError" in readme
+    assert "NotRecordedError" in said and "authoring/answers/<stem>.py" in said
+    assert "python -m authoring record <stem>" in said and "--live <stem>" in said
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "python -m authoring record <stem>" in readme and "NotRecordedError" in readme
+
+
+def test_the_maintainers_tools_have_one_entry_point_and_the_makefile_uses_it(capsys):
+    """`python -m authoring <command>`: every tool a module of one package, none loaded by its file's path."""
+    import importlib
+    import re
+
+    from authoring.__main__ import COMMANDS, main
+
+    for module, _ in COMMANDS.values():
+        assert callable(importlib.import_module(module).main)
+    assert main([]) == 2 and "usage: python -m authoring <command>" in capsys.readouterr().err
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert set(re.findall(r"-m authoring (\w+)", makefile)) == {"notebooks", "record", "handout"}
+    assert set(re.findall(r"scripts/(\w+)\.py", makefile)) == {"bootstrap", "drift"}  # before the venv exists
+    sources = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "authoring").rglob("*.py"))
+    assert "spec_from_file_location" not in sources and "sys.path.insert" not in sources

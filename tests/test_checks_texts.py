@@ -83,7 +83,8 @@ def test_every_key_named_in_code_has_a_row(module):
 
 
 def test_every_module_with_a_catalogue_reads_it():
-    assert CATALOGUED == ["core", "difference", "notebook1", "notebook2", "notebook3", "notebook4", "turns"]
+    notebooks = {notebook.checks.rpartition(".")[2] for notebook in COURSE.notebooks}  # from the manifest
+    assert notebooks | {"core", "difference", "turns"} <= set(CATALOGUED) <= set(MODULES)
     for module in CATALOGUED:
         texts, hints = catalogue(str(CHECKS_DIR / f"{module}.py"))
         assert texts and set(texts) <= set(_tables(importlib.import_module(f"looplab.checks.{module}")))

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from looplab.course import COURSE
-from looplab.grade import lms
-from looplab.grade.roster import read_roster
-from looplab.grade.submissions import learner_from_file
+from looplab.grade.rows.roster import read_roster
+from looplab.grade.submissions import lms
+from looplab.grade.submissions.finding import learner_from_file
 
 ROOT = Path(__file__).resolve().parent.parent
 NB1 = COURSE.notebooks[0].stem

@@ -25,11 +25,11 @@ from hypothesis import strategies as st
 
 from looplab.course import COURSE
 from looplab.grade import Row, write_csv
-from looplab.grade.canvas import canvas_export, write_canvas
-from looplab.grade.roster import Roster, RosterError, read_roster
-from looplab.grade.class_report import ClassReport, failures, relative_links, status_of
-from looplab.grade.gradescope import results
-from looplab.grade.spreadsheet import FORMULA_STARTS, one_line, safe_cell
+from looplab.grade.exports.canvas import canvas_export, write_canvas
+from looplab.grade.exports.class_report import ClassReport, failures, relative_links, status_of
+from looplab.grade.exports.gradescope import results
+from looplab.grade.exports.spreadsheet import FORMULA_STARTS, one_line, safe_cell
+from looplab.grade.rows.roster import Roster, RosterError, read_roster
 from tests.class_rows import CALC, CLASS_COURSE, NB1, NB2, class_rows
 from tests.test_grade import SUBMISSIONS, read_csv, run_grader
 
@@ -316,7 +316,7 @@ def test_one_upload_holding_a_notebook_under_several_names_scores_it_once():
 
 
 def test_results_say_when_kernels_were_not_isolated():
-    from looplab.grade.gradescope import not_isolated
+    from looplab.grade.exports.gradescope import not_isolated
 
     document = results(one_learner("bob"), course=CLASS_COURSE,
                        notes=[not_isolated("bwrap cannot make a sandbox here: setting up uid map: Permission denied")])
@@ -356,5 +356,5 @@ def test_the_autograder_zip_holds_the_scripts_and_the_course(tmp_path):
         assert archive.namelist() == names
         assert names[:2] == ["setup.sh", "run_autograder"]
         assert archive.getinfo("run_autograder").external_attr >> 16 & 0o111
-    assert {"pyproject.toml", "requirements.txt", "README.md", "looplab/grade/gradescope.py"} <= set(names)
+    assert {"pyproject.toml", "requirements.txt", "README.md", "looplab/grade/exports/gradescope.py"} <= set(names)
     assert not any("__pycache__" in name for name in names)

@@ -25,9 +25,9 @@ import pytest
 from looplab import grade
 from looplab.checks import run_check
 from looplab.course import COURSE
-from looplab.exercises import SOLUTIONS
-from looplab.grade.limits import AFTER_A_STOP, CHECK_SECONDS, CONFIRM_FACTOR
-from looplab.grade.rows import CONFIRMED
+from authoring.learner_notebooks import SOLUTIONS
+from looplab.grade.rows.from_run import CONFIRMED
+from looplab.grade.shared.limits import AFTER_A_STOP, CHECK_SECONDS, CONFIRM_FACTOR
 
 FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
 sys.path.insert(0, str(FIXTURES))
@@ -410,7 +410,7 @@ def readme_status_table() -> str:
 
 def test_the_readme_status_table_is_the_status_enum():
     assert readme_status_table() == grade.Status.readme_table(), (
-        "README.md's status table differs from looplab/grade/status.py: paste Status.readme_table()")
+        "README.md's status table differs from looplab/grade/shared/status.py: paste Status.readme_table()")
 
 
 def test_every_status_in_the_gradebook_is_a_status(graded):

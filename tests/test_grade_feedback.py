@@ -12,8 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from looplab import grade
-from looplab.exercises import SOLUTIONS
-from looplab.grade.report import OUTPUT_LIMIT, capped_outputs, feedback_folder, output_size
+from authoring.learner_notebooks import SOLUTIONS
+from looplab.grade.exports.feedback import feedback_folder
+from looplab.grade.kernels.outputs import OUTPUT_LIMIT, capped_outputs, output_size
 from tests.test_grade import NB1, SUBMISSIONS
 
 
@@ -109,12 +110,12 @@ def stream(text: str, name: str = "stdout"):
 
 def test_a_cell_printing_for_seconds_is_kept_capped_while_it_prints():
     """300 MB sent 100 KB at a time: the grader never holds more than the cell's limit (and its note)."""
-    from looplab.grade.outputs import NotebookOutputs
+    from looplab.grade.kernels.outputs import NotebookOutputs
 
     kept = NotebookOutputs()
     line = "x" * 99_999 + "\n"
     for number in range(3_000):
-        shown = kept.add(3, stream(f"{number:05d}" + line[5:]), grader_cell=False)
+        shown = kept.add(3, stream(f"{number:05d}" + line[5:]))
         assert sum(map(output_size, shown)) < OUTPUT_LIMIT + 500
     text = "".join(output["text"] for output in shown)
     assert text.startswith("00000xxx") and text.endswith("x\n") and "02999" in text[-OUTPUT_LIMIT // 2 - 1:]
@@ -123,7 +124,7 @@ def test_a_cell_printing_for_seconds_is_kept_capped_while_it_prints():
 
 
 def test_the_streamed_cap_and_the_feedback_s_cap_keep_the_same():
-    from looplab.grade.outputs import CellOutputs
+    from looplab.grade.kernels.outputs import CellOutputs
 
     outputs = [stream("before\n"), stream("".join(f"line {n}\n" for n in range(100_000))),
                nbformat.v4.new_output("display_data", data={"image/png": "A" * 5000}), stream("after\n", "stderr")]
@@ -134,21 +135,16 @@ def test_the_streamed_cap_and_the_feedback_s_cap_keep_the_same():
     assert capped_outputs(capped_outputs(outputs)) == capped_outputs(outputs)
 
 
-def test_a_notebook_keeps_its_outputs_within_its_own_limit_and_the_grader_s_reports_apart():
-    from looplab.grade.in_kernel import MIME
-    from looplab.grade.outputs import NOTEBOOK_OUTPUT_LIMIT, NotebookOutputs
+def test_a_notebook_keeps_its_outputs_within_its_own_limit():
+    from looplab.grade.kernels.outputs import NOTEBOOK_OUTPUT_LIMIT, NotebookOutputs
 
     kept = NotebookOutputs()
     for cell in range(2 * NOTEBOOK_OUTPUT_LIMIT // OUTPUT_LIMIT):
-        kept.add(cell, stream("y" * (2 * OUTPUT_LIMIT)), grader_cell=False)
+        kept.add(cell, stream("y" * (2 * OUTPUT_LIMIT)))
     assert sum(cell.size for cell in kept.cells.values()) <= NOTEBOOK_OUTPUT_LIMIT
     assert kept.cells[max(kept.cells)].outputs()[0]["text"].startswith("\n[... ")  # past the limit: only the note
-    report = nbformat.v4.new_output("display_data", data={MIME: {"text": "{}", "mac": "0"}})
-    shown = kept.add(99, report, grader_cell=True)
-    assert shown == [report]  # the notebook's limit passed, a report of the grader's still arrives
-    for _ in range(5):
-        shown = kept.add(99, report, grader_cell=True)
-    assert len(shown) == 2  # two reports are a forgery already (grader_reports.py); more would only hold memory
+    shown = kept.add(99, nbformat.v4.new_output("display_data", data={"application/json": {"text": "{}"}}))
+    assert shown[0]["text"].startswith("\n[... ")  # any output, a grader's cell's too: the grader reads none of them
 
 
 def test_the_capped_client_wraps_nbclient_s_public_output_hooks():
@@ -156,7 +152,7 @@ def test_the_capped_client_wraps_nbclient_s_public_output_hooks():
     fails here, not in a grading run)."""
     from nbclient import NotebookClient
 
-    from looplab.grade.outputs import capped_client
+    from looplab.grade.kernels.outputs import capped_client
 
     for name in ("output", "clear_output", "clear_display_id_mapping", "reset_execution_trackers"):
         assert callable(getattr(NotebookClient, name)), name

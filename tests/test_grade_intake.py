@@ -17,12 +17,12 @@ import nbformat
 import pytest
 
 from looplab import grade
-from looplab.grade.class_report import write_report
-from looplab.grade.class_results import counted, duplicates
-from looplab.grade.emptying import disk_use, empty_folder, remove_tree
-from looplab.grade.limits import SUBMISSION_LIMIT
-from looplab.grade.status import Status
-from looplab.grade.submissions import identical, not_theirs
+from looplab.grade.exports.class_report import write_report
+from looplab.grade.kernels.emptying import disk_use, empty_folder, remove_tree
+from looplab.grade.rows.class_results import counted, duplicates
+from looplab.grade.shared.limits import SUBMISSION_LIMIT
+from looplab.grade.shared.status import Status
+from looplab.grade.submissions.finding import identical, not_theirs
 from tests.test_grade import NB1, STEMS, SUBMISSIONS
 
 

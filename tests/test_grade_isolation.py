@@ -37,9 +37,9 @@ import pytest
 
 import looplab
 from looplab import grade
-from looplab.grade import sandbox
-from looplab.grade.limits import SHM_LIMIT, SUBMISSION_LIMIT
-from looplab.grade.outputs import OUTPUT_LIMIT, output_size
+from looplab.grade.kernels import sandbox
+from looplab.grade.kernels.outputs import OUTPUT_LIMIT, output_size
+from looplab.grade.shared.limits import SHM_LIMIT, SUBMISSION_LIMIT
 from tests.test_grade import NB1, make_fixtures, read_csv
 
 CELL_TIMEOUT = 5

@@ -1,4 +1,4 @@
-"""Judgement outside the kernel (looplab/grade/judge.py, looplab/serve.py, looplab/channel.py).
+"""Judgement outside the kernel (looplab/grade/judgement/, looplab/serve.py, looplab/channel.py).
 
 The checks run in the grader's process on proxies of the learner's objects; the kernel's end runs
 here in a thread, over a real Unix socket (tests/judge_helpers.py). For every exercise, the grader's
@@ -21,9 +21,8 @@ import pytest
 from looplab.channel import MAX_LINE, Channel, decode, encode
 from looplab.checks.core import COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SOLVED
 from looplab.course import COURSE
-from looplab.grade.judge import CRASHED, UNDEFINED
-from looplab.grade.kernel_cells import IN_KERNEL_SOURCE, start_cell_source
-from looplab.grade.status import CheckKind
+from looplab.grade.kernels.kernel_cells import IN_KERNEL_SOURCE, start_cell_source
+from looplab.grade.shared.status import CRASHED, UNDEFINED, CheckKind
 from looplab.serve import serve
 from looplab.tools import CALCULATOR_TOOL
 from tests.check_helpers import stub, twin
@@ -199,7 +198,7 @@ def test_a_channel_message_is_one_json_line():
 
 # --- the grader's first cell: no grader code in the kernel ------------------------------------------------------
 
-@pytest.mark.parametrize("module", ["looplab/grade/in_kernel.py", "looplab/serve.py", "looplab/channel.py"])
+@pytest.mark.parametrize("module", ["looplab/grade/kernels/in_kernel.py", "looplab/serve.py", "looplab/channel.py"])
 def test_the_kernel_side_imports_nothing_of_the_grader(module):
     from pathlib import Path
 

@@ -51,9 +51,9 @@ def test_plain_kernels_grade_the_same(tmp_path):
 
 def test_without_its_provisioner_the_grader_starts_kernels_the_plain_way(monkeypatch):
     """The one orchestrator, called in-process as the command line calls it; the fork provisioner unknown."""
-    from looplab.grade import kernels
+    from looplab.grade.kernels import fork_server
 
-    monkeypatch.setattr(kernels, "PROVISIONER_NAME", "looplab-not-registered")
+    monkeypatch.setattr(fork_server, "PROVISIONER_NAME", "looplab-not-registered")
     monkeypatch.chdir(WORKDIR)
     options = grade.GradingOptions(jobs=1, cell_timeout=CELL_TIMEOUT)
     with ThreadPoolExecutor(1) as thread:  # its own thread: an earlier test may leave this one's event loop running
@@ -64,8 +64,8 @@ def test_without_its_provisioner_the_grader_starts_kernels_the_plain_way(monkeyp
 
 
 def test_the_default_jobs_fit_the_cores_and_the_memory():
-    from looplab.grade.__main__ import default_jobs
-    from looplab.grade.sandbox import KERNEL_MEMORY
+    from looplab.grade.kernels.capacity import default_jobs
+    from looplab.grade.shared.limits import KERNEL_MEMORY
     assert default_jobs(cores=8, memory=64 * KERNEL_MEMORY) == 8  # a big machine: one per core
     assert default_jobs(cores=8, memory=2 * KERNEL_MEMORY + 1) == 2  # a laptop: what the memory holds
     assert default_jobs(cores=8, memory=KERNEL_MEMORY // 2) == 1  # never none
@@ -73,8 +73,8 @@ def test_the_default_jobs_fit_the_cores_and_the_memory():
 
 
 def test_stopped_cells_name_each_limit_and_read_back_as_their_status():
-    from looplab.grade.class_report import status_of
-    from looplab.grade.status import Status, stops_text
+    from looplab.grade.exports.class_report import status_of
+    from looplab.grade.shared.status import Status, stops_text
     assert stops_text([(16, 10)]) == "cell 16 ran past the 10 s limit"
     assert stops_text([(16, 5), (17, 5)]) == "cells 16 and 17 ran past the 5 s limit"
     mixed = stops_text([(16, 10), (18, 3), (20, 3)])
@@ -85,10 +85,10 @@ def test_stopped_cells_name_each_limit_and_read_back_as_their_status():
 
 
 def test_a_cell_after_a_stopped_one_gets_the_shorter_limit_and_a_grader_s_cell_outlasts_its_checks():
-    from looplab.grade.limits import AFTER_A_STOP, CHECK_SECONDS
-    from looplab.grade.outcome import Outcome
-    from looplab.grade.plan import GraderCell
-    from looplab.grade.runner import Grader
+    from looplab.grade.shared.limits import AFTER_A_STOP, CHECK_SECONDS
+    from looplab.grade.kernels.outcome import Outcome
+    from looplab.grade.submissions.plan import GraderCell
+    from looplab.grade.kernels.runner import Grader
     plan = SimpleNamespace(origin=[GraderCell("start"), 1, 2, GraderCell("check", ["1.1"]), 3], cell_limit=10)
     outcome = Outcome(current=1)
     assert Grader._cell_limit(plan, outcome) == 10
@@ -104,6 +104,6 @@ def test_a_cell_after_a_stopped_one_gets_the_shorter_limit_and_a_grader_s_cell_o
 
 def test_the_limits_fit_together():
     """A learner's check cell after a stop must end by the check's own limit (its words), not the cell's."""
-    from looplab.grade import limits
+    from looplab.grade.shared import limits
     assert limits.CHECK_SECONDS < limits.AFTER_A_STOP < limits.DEFAULT_CELL_TIMEOUT
     assert limits.MEMORY_WATCH < limits.KERNEL_MEMORY < limits.ADDRESS_SPACE

@@ -16,7 +16,7 @@ import pytest
 
 from looplab.checks.core import CheckTimeout, time_limit, time_limit_seconds
 from looplab.course import COURSE
-from looplab.grade import cgroups, process_tree
+from looplab.grade.kernels import cgroups, process_tree
 from tests.test_grade import CELL_TIMEOUT, ENDLESS, NB1, WORKDIR, expected_for, given_below, read_csv
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "grading_fixtures"))
@@ -211,7 +211,7 @@ def test_without_a_cgroup_an_endless_loop_is_stopped_by_its_cpu_time_read_from_p
 
 def test_the_limits_of_a_notebook_fit_together():
     """The limits fit together: a wall-clock bound above each CPU limit, the notebook's memory above a kernel's."""
-    from looplab.grade import limits
+    from looplab.grade.shared import limits
     assert limits.WALL_FACTOR > 1 and limits.CONFIRM_FACTOR > 1
     assert limits.NOTEBOOK_MEMORY > limits.KERNEL_MEMORY
     assert limits.POLL_SECONDS < limits.STUCK_GRACE

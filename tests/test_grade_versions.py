@@ -1,9 +1,9 @@
 """The course has versions, and the grader knows them: an exercise added after the version a notebook
 was made with is "not in this version" (0 of 0 points), not "not defined".
 
-The course is extended as tests/test_adding_a_notebook.py extends it (its notebook 5, "Doubling", in a
-temporary folder, selected with LOOPLAB_COURSE), then published again in a later version that adds
-exercise 5.2 to that notebook: what a maintainer does to a course learners already hold.
+The course is extended as tests/test_adding_a_notebook.py extends it (its throwaway notebook, "Doubling",
+numbered after the course's last, in a temporary folder, selected with LOOPLAB_COURSE), then published
+again in a later version that adds a second exercise (ID2 below) to that notebook: what a maintainer does to a course learners already hold.
 """
 
 from __future__ import annotations
@@ -23,28 +23,29 @@ from hypothesis import strategies as st
 
 from looplab import grade
 from looplab.course import COURSE, Course, Exercise, made_with
-from looplab.exercises import BEGIN, END, generate
-from tests.test_adding_a_notebook import CHECKS_MODULE, COURSE_MODULE, STEM, solution_notebook
+from authoring.learner_notebooks import BEGIN, END, generate
+from tests.test_adding_a_notebook import FORK_MODULES, ID, NUMBER, STEM, solution_notebook, write_fork
 
 ROOT = Path(__file__).resolve().parent.parent
 LATER = "2099.01"
+ID2 = f"{NUMBER}.2"  # the exercise the later version adds
 
-# The later version: notebook 5 gains exercise 5.2 (checked like 5.1), and the course a version.
+# The later version: the notebook gains exercise ID2 (checked like ID), and the course a version.
 LATER_MODULE = f'''
 from dataclasses import replace
 
 from course_doubling import EXTENDED, FIVE
 from looplab.course import Course, Exercise
 
-TWICE = Exercise("5.2", "twice", "double, once more", 1, "checks_doubling:double", since="{LATER}")
+TWICE = Exercise("{ID2}", "twice", "double, once more", 1, "reference_doubling:double", since="{LATER}")
 LATER = Course(EXTENDED.versions + ("{LATER}",),
                EXTENDED.notebooks[:-1] + (replace(FIVE, checks="checks_twice", exercises=FIVE.exercises + (TWICE,)),))
 '''
-LATER_CHECKS_MODULE = '''
-from checks_doubling import CHECKERS, HINTS, check_double
+LATER_CHECKS_MODULE = f'''
+from checks_doubling import CHECKERS, HINTS, TEXTS, check_double
 
-CHECKERS = {**CHECKERS, "5.2": check_double}
-HINTS = {**HINTS, "5.2": ["Double it, as in 5.1."]}
+CHECKERS = {{**CHECKERS, "{ID2}": check_double}}
+HINTS = {{**HINTS, "{ID2}": ["Double it, as in {ID}."]}}
 '''
 
 
@@ -58,17 +59,17 @@ def saying(version: str | None, notebook: nbformat.NotebookNode) -> nbformat.Not
 
 
 def made_before(version: str | None = COURSE.version) -> nbformat.NotebookNode:
-    """Notebook 5's solution as the earlier version had it: exercise 5.1 only, saying `version`."""
+    """The notebook's solution as the earlier version had it: exercise ID only, saying `version`."""
     return saying(version, solution_notebook())
 
 
 def made_with_later(version: str | None = LATER) -> nbformat.NotebookNode:
-    """Notebook 5's solution in the later version: 5.2's exercise and check cells added."""
+    """The notebook's solution in the later version: ID2's exercise and check cells added."""
     notebook = made_before(version)
     notebook.cells += [
         nbformat.v4.new_code_cell(f"def twice(number):\n    {BEGIN}\n    return 2 * number\n    {END}",
-                                  metadata={"tags": ["exercise"], "looplab": {"exercise": "5.2"}}),
-        nbformat.v4.new_code_cell('check("5.2", twice)', metadata={"tags": ["check"]}),
+                                  metadata={"tags": ["exercise"], "looplab": {"exercise": ID2}}),
+        nbformat.v4.new_code_cell(f'check("{ID2}", twice)', metadata={"tags": ["check"]}),
     ]
     return notebook
 
@@ -77,8 +78,8 @@ def made_with_later(version: str | None = LATER) -> nbformat.NotebookNode:
 def later(tmp_path_factory):
     """A temporary folder holding the extended course and its later version; the later course."""
     folder = tmp_path_factory.mktemp("later")
-    modules = {"course_doubling": COURSE_MODULE, "checks_doubling": CHECKS_MODULE,
-               "course_later": LATER_MODULE, "checks_twice": LATER_CHECKS_MODULE}
+    write_fork(folder)
+    modules = {"course_later": LATER_MODULE, "checks_twice": LATER_CHECKS_MODULE}
     for name, source in modules.items():
         (folder / f"{name}.py").write_text(textwrap.dedent(source))
     sys.path.insert(0, str(folder))
@@ -87,7 +88,7 @@ def later(tmp_path_factory):
         yield folder, course_later.LATER
     finally:
         sys.path.remove(str(folder))
-        for name in modules:
+        for name in (*FORK_MODULES, *modules):
             sys.modules.pop(name, None)
 
 
@@ -157,27 +158,27 @@ def test_the_generator_stamps_the_course_version_it_generates_for(later, tmp_pat
 @pytest.mark.parametrize("notebook, graded_as, column, why", [
     (made_before(), COURSE.version, COURSE.version, ""),
     (made_with_later(), LATER, LATER, ""),
-    (made_before(LATER), LATER, LATER, ""),  # says the later version, lacks 5.2: graded as it says
+    (made_before(LATER), LATER, LATER, ""),  # says the later version, lacks ID2: graded as it says
     (made_before(None), COURSE.version, "", "names no course version"),
     (made_before("1999.01"), COURSE.version, "", "names course version '1999.01', which this course does not have"),
     # an exercise cell of the later version in a notebook saying the earlier one: graded, not skipped
     (made_with_later(COURSE.version), LATER, "",
      f"names course version {COURSE.version} but holds exercise cells added later"),
-], ids=["earlier", "later", "later-without-5.2", "none", "unknown", "earlier-with-5.2"])
+], ids=["earlier", "later", "later-without-the-second", "none", "unknown", "earlier-with-the-second"])
 def test_a_submission_is_graded_as_the_version_it_names_or_its_cells(later, notebook, graded_as, column, why):
     _, course = later
     version = grade.submission_version(notebook, course.notebook(STEM), course)
     assert (version.graded_as, version.column, version.why) == (graded_as, column, why)
     absent = grade.not_in_version(course.notebook(STEM), version.graded_as, course)
-    assert [e.id for e in absent] == ([] if graded_as == LATER else ["5.2"])
+    assert [e.id for e in absent] == ([] if graded_as == LATER else [ID2])
 
 
 def test_an_exercise_not_in_the_version_gets_no_grader_check(later):
     _, course = later
     entry = course.notebook(STEM)
     points = grade.grading_points(made_before(), entry, grade.not_in_version(entry, COURSE.version, course))
-    assert [e.id for exercises in points.values() for e in exercises] == ["5.1"]
-    assert [e.id for exercises in grade.grading_points(made_before(), entry).values() for e in exercises] == ["5.1", "5.2"]
+    assert [e.id for exercises in points.values() for e in exercises] == [ID]
+    assert [e.id for exercises in grade.grading_points(made_before(), entry).values() for e in exercises] == [ID, ID2]
 
 
 # --- grading, in real kernels --------------------------------------------------------------------------
@@ -202,27 +203,27 @@ def test_the_grader_grades_each_notebook_as_the_version_it_was_made_with(later, 
                  r["course_version"]) for r in csv.DictReader(handle)]
     earlier = COURSE.version
     assert rows == [
-        ("ada", "5.1", "1", "1", "solved", "", earlier),
-        ("ada", "5.2", "0", "0", "not in this version",
-         f"exercise 5.2 was added in course version {LATER}; this notebook was made with course version {earlier}",
+        ("ada", ID, "1", "1", "solved", "", earlier),
+        ("ada", ID2, "0", "0", "not in this version",
+         f"exercise {ID2} was added in course version {LATER}; this notebook was made with course version {earlier}",
          earlier),
-        ("bob", "5.1", "1", "1", "solved", "", LATER),
-        ("bob", "5.2", "0", "1", "not defined", "twice is not defined where exercise 5.2 is graded", LATER),
-        ("cy", "5.1", "1", "1", "solved", "", ""),
-        ("cy", "5.2", "0", "0", "not in this version",
-         f"exercise 5.2 was added in course version {LATER}; this notebook names no course version; "
+        ("bob", ID, "1", "1", "solved", "", LATER),
+        ("bob", ID2, "0", "1", "not defined", f"twice is not defined where exercise {ID2} is graded", LATER),
+        ("cy", ID, "1", "1", "solved", "", ""),
+        ("cy", ID2, "0", "0", "not in this version",
+         f"exercise {ID2} was added in course version {LATER}; this notebook names no course version; "
          f"graded as {earlier}, the oldest version holding all its exercise cells", ""),
-        ("dee", "5.1", "1", "1", "solved", "", LATER),
-        ("dee", "5.2", "1", "1", "solved", "", LATER),
+        ("dee", ID, "1", "1", "solved", "", LATER),
+        ("dee", ID2, "1", "1", "solved", "", LATER),
     ]
-    # the table's totals: a notebook made before 5.2 existed is complete
+    # the table's totals: a notebook made before ID2 existed is complete
     assert any(line.split()[:3] == ["ada", STEM, "1/1"] for line in run.stdout.splitlines()), run.stdout
     assert any(line.split()[:3] == ["bob", STEM, "1/2"] for line in run.stdout.splitlines()), run.stdout
 
 
 def test_a_notebook_of_a_version_the_grader_does_not_know_says_so(tmp_path):
     """A learner's notebook newer than the instructor's looplab: its new exercise is unknown here."""
-    from looplab.exercises import SOLUTIONS
+    from authoring.learner_notebooks import SOLUTIONS
 
     notebook = nbformat.read(SOLUTIONS / f"{COURSE.stems[0]}.ipynb", as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell("def extra(): ...", metadata={"looplab": {"exercise": "1.9"}}))

@@ -1,4 +1,4 @@
-"""The handout (scripts/handout.py, `make handout`): what an instructor sends holds no answers, installs
+"""The handout (authoring/handout.py, `make handout`): what an instructor sends holds no answers, installs
 without the network from its own wheelhouse, and its notebooks run up to their first exercise."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from looplab.course import COURSE
-from looplab.exercises import BEGIN, REGION
+from authoring.learner_notebooks import BEGIN, REGION
 
 ROOT = Path(__file__).resolve().parent.parent
-HANDOUT_SCRIPT = ROOT / "scripts" / "handout.py"
+HANDOUT_SCRIPT = "authoring"  # `python -m authoring handout`, run from the repository
 # What must never reach learners: solution regions, the solutions folder, the grader's fixtures.
 FORBIDDEN_PATHS = ("solutions/", "grading_fixtures", "complete/", "tests/")  # in the handout's own files
 
@@ -40,8 +40,8 @@ print(json.dumps({"first_error": errors[0] if errors else None, "first_exercise"
 @pytest.fixture(scope="module")
 def handout(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    run = subprocess.run([sys.executable, HANDOUT_SCRIPT, "--out", out], capture_output=True, text=True,
-                         timeout=600)
+    run = subprocess.run([sys.executable, "-m", HANDOUT_SCRIPT, "handout", "--out", out], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     return out / "looplab-handout"
 
@@ -119,10 +119,10 @@ def test_the_search_would_find_a_solution():
 
 def test_solutions_are_released_one_notebook_at_a_time(tmp_path):
     stem = COURSE.notebooks[0].stem
-    run = subprocess.run([sys.executable, HANDOUT_SCRIPT, "--out", tmp_path, "--release", stem],
-                         capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-m", HANDOUT_SCRIPT, "handout", "--out", tmp_path, "--release", stem],
+                         cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert [path.name for path in (tmp_path / "solutions").iterdir()] == [f"{stem}.ipynb"]
-    unknown = subprocess.run([sys.executable, HANDOUT_SCRIPT, "--out", tmp_path, "--release", "05_nope"],
-                             capture_output=True, text=True)
+    unknown = subprocess.run([sys.executable, "-m", HANDOUT_SCRIPT, "handout", "--out", tmp_path, "--release",
+                              "05_nope"], cwd=ROOT, capture_output=True, text=True)
     assert unknown.returncode == 1 and "no notebook 05_nope in the course" in unknown.stderr

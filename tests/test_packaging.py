@@ -1,8 +1,8 @@
 """The package as its two audiences get it: a light `import looplab`, and a grader that runs installed.
 
 A notebook imports the client, the rules, the recordings, the tools, the history viewer, the checks
-and the reference pieces; the grader and the authoring tools (`looplab.grade`, `looplab.exercises`)
-stand apart, so a learner's kernel never pays for nbclient, jupyter_client or zmq.
+and the reference pieces; the grader (`looplab.grade`) stands apart, so a learner's kernel never
+pays for nbclient, jupyter_client or zmq. The authoring tools (`authoring/`) are not in the package at all.
 
 An instructor installs the package (`pip install .`) and grades from any folder: the course
 manifest, the official checks and the recordings ship in it. The second half of this file proves
@@ -30,14 +30,14 @@ import looplab
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "looplab"
 sys.path.insert(0, str(ROOT / "tests" / "grading_fixtures"))
-sys.path.insert(0, str(ROOT / "scripts"))
-import handout  # noqa: E402
 import make_fixtures  # noqa: E402
+
+from authoring import handout  # noqa: E402
 
 SUBMISSIONS = make_fixtures.built()  # built from the solutions when the tests run
 
 # The authoring side: imported by instructors and maintainers, never by `import looplab`.
-AUTHORING = ("looplab.grade", "looplab.exercises")
+AUTHORING = ("looplab.grade",)
 # What only the grader and the notebook tools need: heavy, and no business in a learner's kernel.
 GRADING_DEPENDENCIES = ("nbclient", "nbformat", "nbconvert", "jupyter_client", "zmq", "ipykernel", "tornado")
 # Modules loaded besides the SDK's own (the SDK is what the course teaches; its size is not ours to
@@ -172,7 +172,8 @@ def test_the_wheel_ships_the_recordings_and_the_texts_and_leaves_the_repository_
         assert path.relative_to(ROOT).as_posix() in names
     for module in ("looplab/course.py", "looplab/checks/core.py", "looplab/grade/__main__.py"):
         assert module in names
-    assert not any(name.startswith(("tests/", "solutions/", "notebooks/", "scripts/")) for name in names)
+    assert not any(name.startswith(("tests/", "solutions/", "notebooks/", "scripts/", "authoring/")) for name in names)
+    assert not any(name.startswith("looplab/checks/audit/") for name in names)  # the audit rows are the authors'
 
 
 def test_the_installed_package_is_the_one_imported(installed):

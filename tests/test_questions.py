@@ -1,8 +1,8 @@
 """Each question a notebook asks the model is written once, so rewording it is one edit.
 
 A solution notebook names each question in a constant (`TRAIN_QUESTION = "..."`) and its later cells
-reuse the name; its answers file (scripts/answers/<stem>.py) keys the scripted replies by that name,
-and scripts/author_recordings.py reads the words from the notebook. These tests hold every notebook
+reuse the name; its answers file (authoring/answers/<stem>.py) keys the scripted replies by that name,
+and authoring/author_recordings.py reads the words from the notebook. These tests hold every notebook
 to it: every question its recording holds is one of its named questions, and the words of each
 appear in exactly one string of its code (the constant) and in none of its answers file.
 
@@ -95,4 +95,4 @@ def test_an_answer_under_a_name_the_notebook_lost_says_so_in_one_line(author):
     message = str(failure.value)
     assert "\n" not in message
     assert "FORGOTTEN_QUESTION" in message and "CINEMA_QUESTION" in message
-    assert f"scripts/answers/{stem}.py" in message
+    assert f"authoring/answers/{stem}.py" in message

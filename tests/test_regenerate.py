@@ -1,6 +1,6 @@
 """The one regeneration command is a no-op on an unchanged course.
 
-`make notebooks` (scripts/regenerate.py) rebuilds every derived file: stored outputs, learner
+`make notebooks` (python -m authoring notebooks) rebuilds every derived file: stored outputs, learner
 notebooks, recordings a notebook outgrew. The committed files are what its last
 run made, so running it again, here on a copy of the course, must change nothing: no widget id,
 no machine path, no re-authored recording. A diff after a real edit then shows only that edit.
@@ -16,17 +16,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # What the command reads and writes; the copy holds nothing else.
-COPIED = ("looplab", "solutions", "notebooks", "scripts", "docs")
+COPIED = ("looplab", "solutions", "notebooks", "authoring", "docs", "README.md")
 
 
 def test_regenerating_an_unchanged_course_changes_nothing(tmp_path):
     course = tmp_path / "course"
     for relative in COPIED:
-        shutil.copytree(ROOT / relative, course / relative,
-                        ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+        if (ROOT / relative).is_file():
+            shutil.copy(ROOT / relative, course / relative)
+        else:
+            shutil.copytree(ROOT / relative, course / relative,
+                            ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
     env = {**os.environ, "PYTHONPATH": str(course)}  # the kernels import the copy's looplab, too
     env.pop("ANTHROPIC_API_KEY", None)
-    run = subprocess.run([sys.executable, "scripts/regenerate.py"], cwd=course, env=env,
+    run = subprocess.run([sys.executable, "-m", "authoring", "notebooks"], cwd=course, env=env,
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.strip() == "nothing changed", (

@@ -223,7 +223,7 @@ def test_nbconvert_html_shows_the_static_rendering():
     """A committed notebook read without a kernel (nbconvert, GitHub) still shows the history."""
     from nbconvert import HTMLExporter
 
-    from looplab.exercises import SOLUTIONS
+    from authoring.learner_notebooks import SOLUTIONS
 
     page, _ = HTMLExporter().from_filename(str(SOLUTIONS / "01_one_tool_call.ipynb"))
     assert page.count('class="looplab-static"') >= 2

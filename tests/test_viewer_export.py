@@ -16,7 +16,8 @@ from pathlib import Path
 
 import nbformat
 
-from looplab.exercises import SOLUTIONS
+from authoring.learner_notebooks import SOLUTIONS
+from looplab.client import offline_environment
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = re.compile(r"<script\b.*?</script>", re.DOTALL)
@@ -43,8 +44,8 @@ looplab.show_history(client)'''
 def export_html(notebook: Path, out_dir: Path, to: str = "html") -> Path:
     """`jupyter nbconvert --to html --execute`, offline, with this tree's looplab; returns the page.
     (`to="notebook"`: the executed notebook, its widget state stored, as a front end would save it.)"""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ANTHROPIC_")}
-    env.update(LOOPLAB_MODE="offline", PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    env = offline_environment()
+    env.update(PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     subprocess.run(
         [sys.executable, "-m", "jupyter", "nbconvert", "--to", to, "--execute", str(notebook),
          "--output-dir", str(out_dir), "--ExecutePreprocessor.timeout=120"],

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
+from authoring import workshop_guide as guide
 from looplab.course import COURSE
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-import workshop_guide as guide  # noqa: E402
 
 
 def test_the_guide_is_in_sync_with_the_notebooks_the_audit_and_the_catalogues():

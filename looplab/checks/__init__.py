@@ -15,13 +15,15 @@ from ..scripted import TooManyCalls
 from . import core
 from .core import (
     COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SAY, CheckFailed, CheckResult, CheckTimeout, Claims, Failure, Report, Session,
-    borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, time_limit, time_limit_seconds,
+    borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, paths_to, time_limit,
+    time_limit_seconds,
 )
 from .. import api_shape
+from .reaching import reaches
 from .source import CELL, FUNCTION, latest_definition, stub_left
 
 # Every notebook's checks are imported now, not on first use: the grader judges several notebooks at
-# once, each in a thread of its own (looplab/grade/judge.py), and none should import a module mid-check.
+# once, each in a thread of its own (looplab/grade/judgement/judge.py), and none should import a module mid-check.
 for _notebook in COURSE.notebooks:
     importlib.import_module(_notebook.checks)
 
@@ -33,7 +35,7 @@ def run_check(number: str, obj: Any, course: Course = COURSE, *, session: Sessio
               claims: Claims | None = None) -> CheckResult:
     """Check one exercise and return the result; never raises for anything the learner wrote.
 
-    In a notebook, the cells are IPython's `In`. The grader (looplab/grade/judge.py) hands in `obj` as a proxy of
+    In a notebook, the cells are IPython's `In`. The grader (looplab/grade/judgement/judge.py) hands in `obj` as a proxy of
     the learner's object in the kernel, the `session` read from the notebook file, and the kernel's `claims`."""
     exercise = course.exercise(number)
     found = core.session() if session is None else session
@@ -52,10 +54,11 @@ def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: s
     exercise = course.exercise(number)
     checker = course.checker(number)
     references = {name: resolve(target) for name, target in course.earlier_pieces(number).items()}
-    report = Report(texts=course.texts(number), cell=cell)
+    report = Report(texts=course.texts(number), cell=cell, cells=found.cells if found else None)
     own = resolve(exercise.reference)  # the course's own version: never the learner's answer
     handed_in = (claims is not None and claims.course_code) or is_the_course_version(obj, own) or (
-        cell is not None and is_a_copy_of_the_course(obj, own, exercise.name, found, cell))
+        cell is not None and is_a_copy_of_the_course(obj, own, exercise.name, found, cell)) or (
+        found is not None and reaches(found.cells, exercise.name, paths_to(own, exercise.reference)))
     borrowed = []
     api_shape.warm()  # the offline API's first use, paid outside the learner's time limit
     try:

@@ -37,7 +37,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent
 # A check stops the learner's code after this long: a loop that never ends gets words, not a hang. In the
 # learner's notebook: 10 s of wall-clock time. The grader sets LOOPLAB_CHECK_SECONDS, seconds of the
 # kernel's CPU time (a busy machine must not stop a correct answer), and LOOPLAB_CHECK_WALL_SECONDS, a
-# wall-clock bound beside it for code that sleeps (looplab/grade/limits.py: checks take under 0.1 s offline).
+# wall-clock bound beside it for code that sleeps (looplab/grade/shared/limits.py: checks take under 0.1 s offline).
 TIME_LIMIT_SECONDS = 10
 CPU_SECONDS_VARIABLE, WALL_SECONDS_VARIABLE = "LOOPLAB_CHECK_SECONDS", "LOOPLAB_CHECK_WALL_SECONDS"
 
@@ -73,7 +73,7 @@ class CheckTimeout(BaseException):
 
 @dataclass
 class Claims:
-    """What the kernel said of the learner's object under the grader (looplab/grade/judge.py): it IS the course's
+    """What the kernel said of the learner's object under the grader (looplab/grade/judgement/judge.py): it IS the course's
     own version, it CALLED it. Claims can only cost points, never award one."""
 
     course_code: bool = False
@@ -89,6 +89,7 @@ class Report:
     situation_key: str | None = None  # its row: a hint for this situation, if the row has one
     texts: Mapping[str, Text] = field(default_factory=dict)
     cell: str | None = None  # the cell that defined the exercise's name, where the check can read it (source.py)
+    cells: list[str] | None = None  # every cell run before the check, in order (reaching.py reads them)
 
     def text(self, key: str) -> Text:
         """The row `key` of the checker's table, or of the rows every check shares (TEXTS below)."""
@@ -328,6 +329,19 @@ def is_a_copy_of_the_course(obj: Any, reference: Any, name: str, found: Session,
         _holds_the_course(found.namespace.get(each), reference) for each in read)
 
 
+def paths_to(reference: Any, canonical: str) -> list[str]:
+    """Every dotted path by which the course's loaded modules hold `reference`: where it is defined
+    (`canonical`, "looplab.loop:agent_turn"), a module that imported it, a list or dict holding it (`TOOLS`)."""
+    paths = [canonical.replace(":", ".")]
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] != COURSE_PACKAGE:
+            continue
+        for attribute, value in list(vars(module).items()):
+            if not isinstance(value, ModuleType) and _holds_the_course(value, reference):
+                paths.append(f"{name}.{attribute}")
+    return paths
+
+
 def _holds_the_course(value: Any, reference: Any) -> bool:
     """The course's object itself, a list or dict holding it (`TOOLS`), or a module of the course."""
     if isinstance(value, ModuleType):
@@ -397,7 +411,7 @@ def explain(error: BaseException) -> Failure:
     if isinstance(error, CheckTimeout):
         seconds = error.args[0] if error.args and isinstance(error.args[0], (int, float)) else time_limit_seconds()[0]
         return SAY.failure("timeout", seconds=f"{seconds:g}")
-    if isinstance(error, MemoryError):  # only the grader limits memory (looplab/grade/limits.py)
+    if isinstance(error, MemoryError):  # only the grader limits memory (looplab/grade/shared/limits.py)
         return SAY.failure("memory", where=learner_frame(error))
     return SAY.failure("raised", error=f"{type(error).__name__}: {error}", where=learner_frame(error))
 

@@ -10,6 +10,7 @@ from ..client import MODEL
 from ..loop import MAX_TOKENS
 from ..scripted import calculator as calc, reply, text, thinking
 from ..tools import ERROR_PREFIX
+from .reaching import reaches
 from .core import NOT_WRITTEN, Report, Scenario, play
 
 GREETING = [{"role": "user", "content": "Hello"}]  # sent with the learner's tool, to see the API accept it
@@ -57,12 +58,17 @@ def _shown(report: Report, expression: str) -> str:
                         length=len(expression))
 
 
-def _calls_eval(function, cell: str | None = None) -> bool:
-    """Does the source call eval, exec or compile? Reading the tree, so comments don't count.
+EVAL = ("builtins.eval", "builtins.exec", "builtins.compile")
 
-    The source is the function's definition in the cell that made it, when the check has the cell (the
-    notebook's `In`; under the grader, the notebook file: the function itself is in the kernel), else
-    what `inspect` finds."""
+
+def _calls_eval(function, cell: str | None = None, cells: list[str] | None = None) -> bool:
+    """Does the calculator reach eval, exec or compile? Reading the code, so comments don't count.
+
+    With the notebook's cells (its `In`; under the grader, the notebook file: the function itself is in
+    the kernel), by any path the source spells (`getattr(builtins, "ev" + "al")` too: reaching.py), else
+    in the function's definition in its cell, else in what `inspect` finds."""
+    if cells is not None:
+        return reaches(cells, "calculator", EVAL)
     try:
         tree = ast.parse(cell) if cell is not None else ast.parse(textwrap.dedent(inspect.getsource(function)))
     except (OSError, TypeError, SyntaxError, ValueError):
@@ -85,7 +91,7 @@ def check_calculator(calculator, report: Report) -> None:
             raise report.failure("not_exact" if _reformatted(output, value) else "wrong_value", **said)
     report.note("right_answers", count=len(ARITHMETIC))
     report.situation = None
-    report.require(not _calls_eval(calculator, report.cell), "no_eval")
+    report.require(not _calls_eval(calculator, report.cell, report.cells), "no_eval")
     for expression, what in REFUSED:
         refusal = dict(expression=_shown(report, expression), what=report.words(what))
         try:

@@ -23,7 +23,7 @@ def parsed(source: str) -> ast.Module | None:
     """The cell's tree, or None for a cell Python cannot read (it ran as far as its error, no further)."""
     try:
         return ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # too deep for Python too: it never ran
         return None
 
 

@@ -1,4 +1,5 @@
-"""`python -m looplab.grade`: the command line. It builds GradingOptions and calls grading.grade."""
+"""`python -m looplab.grade`: the command line. It parses the arguments, builds GradingOptions, calls
+grading.grade, and writes the gradebook and the exports asked for (exports/)."""
 
 from __future__ import annotations
 
@@ -10,47 +11,19 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from .canvas import write_canvas
-from .class_gradebook import class_rows, wide_table
-from .class_results import duplicates
-from .class_report import write_report
-from .gradescope import VISIBILITIES, not_isolated, write_results
-from .grading import GradingOptions, GradingResult, UsageError, grade
-from .limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, KERNEL_MEMORY
-from .report import summary_table, write_csv
-from .roster import Roster, RosterError, read_roster
-from .sandbox import ISOLATIONS, Isolation, IsolationUnavailable, choose
-from .spreadsheet import write_csv_rows
+from .exports.asked import Asked, write_exports
+from .exports.gradescope import VISIBILITIES
+from .exports.spreadsheet import write_csv
+from .exports.terminal import summary_table
+from .grading import GradingOptions, UsageError, grade
+from .kernels.capacity import default_jobs
+from .kernels.sandbox import ISOLATIONS, IsolationUnavailable, choose
+from .rows.class_gradebook import class_rows
+from .rows.class_results import duplicates
+from .rows.roster import RosterError, read_roster
+from .shared.limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, KERNEL_MEMORY
 
 DEFAULT_OUT = "graded/grades.csv"
-
-
-def available_memory() -> int | None:
-    """Bytes of memory free for new work (Linux: MemAvailable), else the machine's memory, else None."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        pass
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-def default_jobs(cores: int | None = None, memory: int | None = None) -> int:
-    """One job per core, but no more than the memory holds at one kernel's cap each (KERNEL_MEMORY): a class
-    whose every notebook loops filling memory then stays within the machine, on a laptop too."""
-    if cores is None:
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except AttributeError:
-            cores = os.cpu_count() or 1
-    memory = available_memory() if memory is None else memory
-    by_memory = max(1, memory // KERNEL_MEMORY) if memory else cores
-    return max(1, min(cores, by_memory))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,9 +102,10 @@ def main(argv: list[str] | None = None) -> int:
         rows, gradebook = class_rows(result.rows, roster)
         result = replace(result, rows=rows)
     write_csv(gradebook, Path(args.out))
+    asked = Asked(args.wide, args.canvas, args.report, args.gradescope, args.gradescope_visibility)
     notes = list(result.notes) + [duplicate.note() for duplicate in duplicates(rows)]
     notes += [group.note() for group in result.identical]
-    notes += write_exports(args, result, roster, elapsed, isolation)
+    notes += write_exports(asked, result.rows, result.feedback, roster, elapsed, isolation, result.identical)
     for note in notes:
         print(f"looplab.grade: {note}", file=sys.stderr)
     if not args.quiet:
@@ -140,35 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{graded} submission(s) graded in {elapsed:.1f} s ({elapsed / max(graded, 1):.2f} s each, "
               f"--jobs {args.jobs}); gradebook: {args.out}"
               + (f"; feedback: {args.feedback}/" if args.feedback else "")
-              + "".join(f"; {name}: {path}" for name, path in
-                        (("wide", args.wide), ("report", args.report), ("Canvas", args.canvas),
-                         ("Gradescope", args.gradescope)) if path))
+              + "".join(f"; {name}: {path}" for name, path in asked.written()))
     return 130 if result.stopped else 0
-
-
-def write_exports(args, result: GradingResult, roster: Roster | None, elapsed: float,
-                  isolation: Isolation = Isolation(True)) -> list[str]:
-    """The files asked for beside the gradebook; returns notes for the instructor (who is not on the roster).
-    Gradescope's results.json says itself when kernels were not isolated (a learner sees it, not stdout)."""
-    notes = []
-    if roster is not None:
-        not_on_roster = roster.match(list(dict.fromkeys(row.learner for row in result.rows))).not_on_roster
-        if not_on_roster:
-            notes.append(f"not on the roster (their rows are in the gradebook, under their own names): "
-                         f"{', '.join(not_on_roster)}")
-    if args.wide:
-        header, table = wide_table(result.rows, roster)
-        write_csv_rows(Path(args.wide), header, table)
-    if args.canvas:
-        export = write_canvas(result.rows, roster, Path(args.canvas))
-        if export.not_on_roster:  # named above already; this says what it means for the Canvas file
-            notes.append(f"so not in {args.canvas}: {', '.join(export.not_on_roster)}")
-    if args.report:
-        write_report(result.rows, Path(args.report), result.feedback, roster, identical=result.identical)
-    if args.gradescope:
-        warnings = [] if isolation.sandboxed else [not_isolated(isolation.problem)]
-        write_results(result.rows, Path(args.gradescope), elapsed, args.gradescope_visibility, warnings)
-    return notes
 
 
 if __name__ == "__main__":

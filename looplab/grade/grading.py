@@ -1,8 +1,10 @@
 """Grading, from the paths an instructor gives to the gradebook's rows: the one way to grade.
 
 The command line (`python -m looplab.grade`) builds GradingOptions and calls `grade`; so does
-anything else that grades. Each submission goes: read (or Ungradable: one row), plan, run in a
-fresh kernel, rows, feedback. The kernel template is forked before the event loop starts (see
+anything else that grades. Each submission goes through the stages in their order: found and read
+(submissions/; or Ungradable: one row), planned, run in a fresh kernel (kernels/) whose check points
+the judgement judges (judgement/; handed to the runner here), turned into rows (rows/), its feedback
+written (exports/). The kernel template is forked before the event loop starts (see
 ForkServer.spawn), so the order in `grade` matters.
 """
 
@@ -14,16 +16,18 @@ import signal
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .course import load_course
-from .gradebook import Row, Ungradable
-from .limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
-from .plan import NOT_THEIRS, plan_run, read_submission
-from .report import GradingProgress, write_feedback
-from .rows import rows_for
-from .runner import Grader
-from .sandbox import Isolation, IsolationUnavailable, choose
-from .status import Status
-from .submissions import Identical, Submission, collect, identical, not_theirs, submission_order
+from .exports.feedback import write_feedback
+from .exports.terminal import GradingProgress
+from .judgement.judge import check_point
+from .kernels.runner import Grader
+from .kernels.sandbox import Isolation, IsolationUnavailable, choose
+from .rows.from_run import rows_for
+from .shared.gradebook import Row, Ungradable
+from .shared.limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
+from .shared.status import Status
+from .submissions.finding import Identical, Submission, collect, identical, not_theirs, submission_order
+from .submissions.plan import plan_run
+from .submissions.reading import NOT_THEIRS, load_course, read_submission
 
 
 @dataclass(frozen=True)
@@ -32,7 +36,7 @@ class GradingOptions:
     cell_timeout: float = DEFAULT_CELL_TIMEOUT  # seconds a cell may run before it is interrupted
     timeout: float = DEFAULT_TIMEOUT  # seconds a whole notebook may run
     forked: bool = True  # kernels forked from a warm template (Linux; elsewhere always plain)
-    isolation: str | Isolation = "auto"  # auto, bwrap, none (sandbox.choose), or what choose() already said
+    isolation: str | Isolation = "auto"  # auto, bwrap, none (kernels/sandbox.choose), or what choose() already said
     feedback: Path | None = None  # where the executed copies with their grade go
     progress: bool = False  # show each graded submission on stderr
     # Gradescope: one submission. `one_learner`: every notebook under the paths is one learner's (an upload,
@@ -68,7 +72,7 @@ def grade(paths: list[str], options: GradingOptions) -> GradingResult:
         raise UsageError(str(error)) from None
     hidden = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
     hidden += [options.feedback] if options.feedback is not None else []
-    grader = Grader(jobs=options.jobs, cell_timeout=options.cell_timeout, timeout=options.timeout,
+    grader = Grader(jobs=options.jobs, judge=check_point, cell_timeout=options.cell_timeout, timeout=options.timeout,
                     forked=options.forked, isolation=isolation, hidden=hidden)
     grader.spawn_template()  # now, while this process is single-threaded
     return asyncio.run(_grade(paths, options, grader))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from looplab.grade import Row
-from looplab.grade.class_report import write_report
+from looplab.grade.exports.class_report import write_report
 from tests.class_rows import CALC, CLASS_COURSE, class_rows
 
 pytestmark = pytest.mark.browser

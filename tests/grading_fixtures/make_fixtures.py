@@ -3,7 +3,7 @@
     .venv/bin/python tests/grading_fixtures/make_fixtures.py /tmp/submissions    # to try the grader on them
 
 Everything is built from solutions/*.ipynb (and the learner copies made from them by
-looplab.exercises), so the fixtures follow the course when it changes. They are built when the tests
+authoring.learner_notebooks), so the fixtures follow the course when it changes. They are built when the tests
 run (`built()`, once per process, in a temporary folder) and never committed: an edit to a solution
 notebook lands in the solution and its learner copy only, and the fixtures can never be stale.
 One folder per learner, named after what the submission does, plus two loose files that exercise
@@ -65,7 +65,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from looplab.exercises import BEGIN, SOLUTIONS, exercise_of, learner_version  # noqa: E402
+from authoring.learner_notebooks import BEGIN, SOLUTIONS, learner_version  # noqa: E402
+from looplab.course import exercise_number  # noqa: E402
 
 NB1 = "01_one_tool_call"
 NB2 = "02_closing_the_loop"
@@ -385,7 +386,7 @@ def solution(stem: str) -> nbformat.NotebookNode:
 
 
 def exercise_index(notebook, number: str) -> int:
-    return next(i for i, cell in enumerate(notebook.cells) if exercise_of(cell) == number)
+    return next(i for i, cell in enumerate(notebook.cells) if exercise_number(cell) == number)
 
 
 def stub_exercise(notebook, number: str) -> None:
@@ -500,7 +501,7 @@ def borrowed():
 def other_course():
     notebook = solution(NB1)
     for cell in notebook.cells:
-        number = exercise_of(cell)
+        number = exercise_number(cell)
         if number:
             cell.metadata["looplab"]["exercise"] = "7." + number.split(".")[1]
         if cell.cell_type == "code":

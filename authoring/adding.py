@@ -1,0 +1,82 @@
+"""What adding a notebook touches: the one list, which the docs print and a test holds to the truth.
+
+A new notebook is written in exactly the files of PARTS (their paths follow from its manifest entry);
+everything in DERIVED is then made by `make notebooks` (or built by the tests, for the grader's
+fixtures) and never written by hand. docs/WRITING_NOTEBOOKS.md and docs/DESIGN.md show these lists
+(authoring/course_pages.py generates them there), and tests/test_adding_a_notebook.py adds a
+throwaway notebook to a copy of the course, writing only PARTS, runs `make notebooks`, and finds
+every other changed file in DERIVED.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from looplab.course import Notebook
+
+CHECKS_PACKAGE = "looplab.checks."  # a notebook's checks module: looplab.checks.<checks>
+REFERENCES_PACKAGE = "looplab."  # its reference module: looplab.<references>
+
+
+@dataclass(frozen=True)
+class Part:
+    what: str
+    where: str  # a path, with <stem>, <checks> and <references> filled in from the manifest entry
+
+
+PARTS = (
+    Part("its entry in the course manifest: stem, title, what the learner builds, checks module, reference "
+         "module, exercises (id, the name its check cell passes, title, points, where the course's own version "
+         "lives, `since` once the course is published), the names its set-up provides to later notebooks",
+         "looplab/course.py"),
+    Part("the solution notebook, the source of the learner's copy; metadata "
+         '`{"looplab": {"course_version": "<COURSE.version>"}}`', "solutions/<stem>.ipynb"),
+    Part("its checks: scenarios, checkers", "looplab/checks/<checks>.py"),
+    Part("their words: every text and hint a learner reads", "looplab/checks/texts/<checks>.toml"),
+    Part("their audit rows: each instruction, where it is taught, the scenario and the wrong answer that hold it",
+         "looplab/checks/audit/<checks>.toml"),
+    Part("the course's own version of each exercise (each `Exercise.reference`), a module of its own",
+         "looplab/<references>.py"),
+    Part("its scripted answers (its recording is made from them)", "authoring/answers/<stem>.py"),
+    Part("its soundness tests: each check passing the reference and failing the stub and two typical wrong "
+         "answers at least", "tests/test_checks_<checks>.py"),
+)
+
+# Made by `make notebooks` from the parts above and the manifest (a new notebook changes each of them).
+DERIVED = (
+    Part("the learner's copy", "notebooks/<stem>.ipynb"),
+    Part("its recording (re-authored offline when the notebook asks something it lacks)",
+         "looplab/recordings/<stem>.json"),
+    Part("the audit page", "docs/CHECKS_AUDIT.md"),
+    Part("the workshop guide's run of show and mistakes tables", "docs/WORKSHOP.md"),
+    Part("the course table and the `doctor` sample", "README.md"),
+    Part("the notebook rows", "docs/DESIGN.md"),
+)
+# Built by the tests from the solutions when they run, never committed.
+BUILT_BY_THE_TESTS = "the grader's fixtures (tests/grading_fixtures/make_fixtures.py)"
+
+
+def last_part(module: str, package: str) -> str:
+    if not module.startswith(package) or "." in module[len(package):]:
+        raise ValueError(f"{module!r} should be a module {package}<name> (docs/WRITING_NOTEBOOKS.md)")
+    return module[len(package):]
+
+
+def path_of(part: Part, entry: Notebook) -> str:
+    """The file a part is, for this notebook."""
+    where = part.where.replace("<stem>", entry.stem)
+    if "<checks>" in where:
+        where = where.replace("<checks>", last_part(entry.checks, CHECKS_PACKAGE))
+    if "<references>" in where:
+        if entry.references is None:
+            raise ValueError(f"{entry.stem} names no reference module (Notebook.references)")
+        where = where.replace("<references>", last_part(entry.references, REFERENCES_PACKAGE))
+    return where
+
+
+def files_written(entry: Notebook) -> set[str]:
+    return {path_of(part, entry) for part in PARTS}
+
+
+def files_derived(entry: Notebook) -> set[str]:
+    return {path_of(part, entry) for part in DERIVED}

@@ -1,0 +1,35 @@
+"""Scripted answers for notebook 4 (see authoring/author_recordings.py).
+
+Keyed by the name the notebook gives each question (`PRODUCT_QUESTION = "..."`): the words are
+written once, in the notebook. The n-th reply answers the n-th model call after that question.
+agent.py, run as a script by the notebook, asks the first question again: same conversation, same
+answers.
+"""
+
+from looplab.scripted import calculator, reply, text, tool_use
+
+ANSWERS = {
+    # run's try-it, two lines of one session (and agent.py's single line).
+    "PRODUCT_QUESTION": [
+        reply(text("I'll use the calculator for that."), calculator("4823 * 1979")),
+        reply(text("4823 × 1979 = 9,544,717.")),
+    ],
+    "FOLLOW_UP_QUESTION": [
+        reply(text("Now I'll divide that result by 7."), calculator("9544717 / 7")),
+        reply(text("9,544,717 ÷ 7 = 1,363,531.")),
+    ],
+    # A reply cut short on purpose: the request asks for max_tokens=8.
+    "ESSAY_QUESTION": [
+        reply(text("In Python, 0.1 + 0.2"), stop_reason="max_tokens"),
+    ],
+    # The look ahead: one request each, with a toolbox of two tools.
+    "LETTERS_QUESTION": [
+        reply(text("I'll count them exactly."), tool_use("count_letters", {"text": "strawberry", "letter": "r"})),
+    ],
+    "ARITHMETIC_QUESTION": [
+        reply(calculator("365 * 24")),
+    ],
+    "GREETING_QUESTION": [
+        reply(text("Hi! I can do exact arithmetic and count the letters in a word or text. What would you like to know?")),
+    ],
+}

@@ -1,0 +1,150 @@
+"""The parts of the course's pages that the manifest and the checks' data already say, generated.
+
+    python -m authoring docs           # rewrite what changed (`make notebooks` runs this)
+    python -m authoring docs --check   # exit 1 naming each stale part (the tests do this)
+
+Why generated: README's course table, the `doctor` sample, DESIGN.md's notebook rows, the list of
+what adding a notebook touches and the audit page all restate the manifest (looplab/course.py), the
+audit rows (looplab/checks/audit/*.toml) or authoring/adding.py. Typed by hand, they went stale when
+a notebook was added and nothing noticed. Each part sits between two marks in its page:
+
+    <!-- begin generated: <name> ... -->
+    ...
+    <!-- end generated: <name> -->
+
+and everything outside the marks is written by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from looplab.course import COURSE
+
+from . import DOCS, ROOT, adding, audit
+from .audit import Incomplete
+
+__all__ = ["Incomplete", "main", "stale", "updated"]
+
+
+def begin_mark(name: str) -> str:
+    return f"<!-- begin generated: {name} (by `make notebooks`, authoring/course_pages.py): do not edit -->"
+
+
+def end_mark(name: str) -> str:
+    return f"<!-- end generated: {name} -->"
+
+
+def course_table() -> list[str]:
+    lines = ["| notebook | you build | exercises |", "|---|---|---|"]
+    for notebook in COURSE.notebooks:
+        named: set[str] = set()  # an exercise that rewrites an earlier one's function is shown by its title
+        exercises = ", ".join(f"{e.id} {e.title}" if e.name in named or named.add(e.name) else f"{e.id} `{e.name}`"
+                              for e in notebook.exercises)
+        lines.append(f"| `{notebook.stem}` | {notebook.builds} | {exercises} |")
+    return lines
+
+
+# The sample's machine-specific lines (any laptop's); its recordings line is what `doctor` says of this course.
+DOCTOR_SAMPLE_HEAD = (
+    "ok   python      Python 3.11.7",
+    "ok   venv        virtual environment /home/ada/looplab/.venv",
+    "ok   kernel      python3 kernel (/home/ada/looplab/.venv/share/jupyter/kernels/python3)",
+    "ok   widgets     ipywidgets 8.1.9 and its JupyterLab extension",
+    "ok   mode        offline: answers come from the recordings, no key, no cost",
+)
+
+
+def doctor_sample() -> list[str]:
+    from looplab.doctor import check_recordings
+
+    return ["```text", *DOCTOR_SAMPLE_HEAD, check_recordings().line(), "ready for the course", "```"]
+
+
+def module_path(module: str | None) -> str:
+    return f"`{module.replace('.', '/')}.py`" if module else "—"
+
+
+def notebook_rows() -> list[str]:
+    lines = ["| notebook | checks (words, audit rows: `texts/`, `audit/` beside it) | references | answers |",
+             "|---|---|---|---|"]
+    for notebook in COURSE.notebooks:
+        references = module_path(notebook.references) if notebook.references else (
+            "shared: " + ", ".join(sorted({module_path(e.reference.partition(":")[0]) for e in notebook.exercises})))
+        lines.append(f"| `{notebook.stem}` | {module_path(notebook.checks)} | {references} "
+                     f"| `authoring/answers/{notebook.stem}.py` |")
+    return lines
+
+
+def adding_table() -> list[str]:
+    lines = ["| what | where |", "|---|---|"]
+    lines += [f"| {part.what} | `{part.where}` |" for part in adding.PARTS]
+    lines += ["", "`make notebooks` then makes, from those and the manifest (never edit them by hand):", ""]
+    lines += [f"- `{part.where}`: {part.what}" for part in adding.DERIVED]
+    lines += [f"- and {adding.BUILT_BY_THE_TESTS} are built by the tests, never committed."]
+    return lines
+
+
+def adding_list() -> list[str]:
+    return [", ".join(f"`{part.where}`" for part in adding.PARTS)
+            + f" (the placeholders come from its manifest entry; what each holds: docs/WRITING_NOTEBOOKS.md). "
+            + "Generated from them: " + ", ".join(f"`{part.where}`" for part in adding.DERIVED) + "."]
+
+
+# page -> its generated parts, name -> what they hold today
+PARTS: dict[Path, dict[str, Callable[[], list[str]]]] = {
+    ROOT / "README.md": {"course table": course_table, "doctor sample": doctor_sample},
+    DOCS / "DESIGN.md": {"notebook rows": notebook_rows, "adding a notebook": adding_list},
+    DOCS / "WRITING_NOTEBOOKS.md": {"adding a notebook": adding_table},
+    DOCS / "CHECKS_AUDIT.md": {"audit": audit.page_body},
+}
+
+
+def updated(page: Path, text: str) -> tuple[str, list[str]]:
+    """The page with each generated part rewritten, and the names of the parts that changed."""
+    changed = []
+    for name, make in PARTS[page].items():
+        pattern = re.compile(re.escape(begin_mark(name)) + r"\n.*?" + re.escape(end_mark(name)), re.DOTALL)
+        if not pattern.search(text):
+            raise Incomplete(f"{page.relative_to(ROOT)} has no generated part {name!r}: put the two lines "
+                             f"{begin_mark(name)!r} and {end_mark(name)!r} where it goes")
+        wanted = "\n".join([begin_mark(name), *make(), end_mark(name)])
+        new = pattern.sub(lambda _: wanted, text, count=1)
+        if new != text:
+            changed.append(name)
+        text = new
+    return text, changed
+
+
+def stale() -> list[str]:
+    """'<page>: <part>' for each generated part that is not what the sources say today."""
+    found = []
+    for page in PARTS:
+        _, changed = updated(page, page.read_text(encoding="utf-8"))
+        found += [f"{page.relative_to(ROOT)}: {name}" for name in changed]
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m authoring docs", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only say which generated parts are out of date")
+    args = parser.parse_args(argv)
+    if args.check:
+        found = stale()
+        for line in found:
+            print(f"{line} is out of date: run `make notebooks`")
+        return 1 if found else 0
+    for page in PARTS:
+        text, changed = updated(page, page.read_text(encoding="utf-8"))
+        if changed:
+            page.write_text(text, encoding="utf-8")
+            print(f"course_pages: rewrote {page.relative_to(ROOT)} ({', '.join(changed)})", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

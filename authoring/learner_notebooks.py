@@ -1,0 +1,169 @@
+"""Solutions are the source; learner notebooks are made from them (run by `python -m authoring notebooks`).
+
+In a solution notebook, each exercise's code sits between a `### BEGIN SOLUTION` line and a
+`### END SOLUTION` line. The learner's copy has that region replaced by a stub that raises
+NotImplementedError naming the exercise (found in the cell's metadata `looplab.exercise`),
+and every output cleared. Each learner notebook is stamped with the course's current version
+(metadata `looplab.course_version`): the grader reads it to know which exercises existed when
+the learner got their copy.
+"""
+
+from __future__ import annotations
+
+import re
+import sysconfig
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from looplab.client import offline_environ
+from looplab.course import COURSE, Course, Notebook, exercise_number, made_with, stamp_version
+from looplab.notebook_source import checked_names
+
+from . import NOTEBOOKS, ROOT, SOLUTIONS
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+REGION = re.compile(rf"^([ \t]*){re.escape(BEGIN)}[^\n]*\n.*?^[ \t]*{re.escape(END)}[^\n]*$", re.MULTILINE | re.DOTALL)
+EXECUTION_TIMEOUT = 120  # seconds per cell
+
+
+def stub(source: str, exercise: str | None) -> str:
+    """Each solution region becomes a line that says what to write."""
+    label = f"Exercise {exercise}" if exercise else "This exercise"
+
+    def replace(match: re.Match) -> str:
+        indent = match.group(1)
+        return f'{indent}# YOUR CODE HERE\n{indent}raise NotImplementedError("{label}: replace this line with your code")'
+
+    return REGION.sub(replace, source)
+
+
+def manifest_disagreements(solution: nbformat.NotebookNode, entry: Notebook, course: Course = COURSE) -> list[str]:
+    """Where a solution notebook and its manifest entry differ, in words; [] when they agree.
+
+    The notebook's exercise cells, in order, must be the manifest's exercises, and each must be
+    followed by its check cell passing the manifest's name: `check("2.1", tool_result)`. It must
+    say which course version it was made with: one of the course's, and none older than the
+    version that added its newest exercise (else the grader would skip that exercise in it).
+    """
+    problems = version_disagreements(solution, entry, course)
+    cells = solution.cells
+    marked = [(index, exercise_number(cell)) for index, cell in enumerate(cells) if exercise_number(cell)]
+    found = list(dict.fromkeys(number for _, number in marked))
+    if found != entry.ids:
+        problems.append(f"{entry.stem}: exercise cells {found}, manifest {entry.ids}")
+    for exercise in entry.exercises:
+        own = [index for index, number in marked if number == exercise.id]
+        if not own:
+            continue
+        after = next((cell for cell in cells[own[-1] + 1:] if cell.cell_type == "code"), None)
+        checked = checked_names(after.source) if after is not None else {}
+        if checked.get(exercise.id) != exercise.name:
+            problems.append(f"{entry.stem}: the cell after exercise {exercise.id} should be "
+                            f"check(\"{exercise.id}\", {exercise.name}); it checks {checked or 'nothing'}")
+    return problems
+
+
+def version_disagreements(solution: nbformat.NotebookNode, entry: Notebook, course: Course = COURSE) -> list[str]:
+    """The solution's course version (metadata `looplab.course_version`) against the course's versions."""
+    version = made_with(solution)
+    if version is None:
+        return [f"{entry.stem}: no course version in its metadata (looplab.course_version); "
+                f"the course's current one is {course.version}"]
+    if version not in course.versions:
+        return [f"{entry.stem}: course version {version!r} is not one of the course's ({', '.join(course.versions)})"]
+    return [f"{entry.stem}: made with course version {version}, but exercise {exercise.id} was added in "
+            f"{course.since(exercise)}" for exercise in entry.exercises if not course.exists_in(exercise, version)]
+
+
+# In the learner's copy, the cells that fail until the learner has written the exercise. Tagged
+# `raises-exception`, they do not stop Run All (JupyterLab and nbclient both honour the tag), so the
+# rest of the notebook runs whatever state the exercises are in, as the prose promises.
+FAILS_UNTIL_SOLVED = ("exercise", "check")
+RAISES = "raises-exception"
+
+
+def learner_version(solution: nbformat.NotebookNode, course: Course = COURSE) -> nbformat.NotebookNode:
+    """The learner's copy: solutions replaced by stubs, outputs cleared, stamped with the course's current version."""
+    notebook = nbformat.from_dict(solution)
+    stamp_version(notebook, course.version)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        if BEGIN in cell.source:
+            cell.source = stub(cell.source, exercise_number(cell))
+        tags = cell.metadata.get("tags", [])
+        if any(tag in tags for tag in FAILS_UNTIL_SOLVED) and RAISES not in tags:
+            cell.metadata["tags"] = [*tags, RAISES]
+        cell.outputs = []
+        cell.execution_count = None
+        cell.metadata.pop("execution", None)
+    notebook.metadata.pop("widgets", None)
+    return notebook
+
+
+def generate(names: list[str] | None = None, course: Course = COURSE, solutions: Path = SOLUTIONS,
+             notebooks: Path = NOTEBOOKS) -> list[Path]:
+    """Write the learner copy of each solution notebook of the course (or of the ones named)."""
+    written = []
+    notebooks.mkdir(exist_ok=True)
+    for stem in course.stems:
+        if names and stem not in names:
+            continue
+        target = notebooks / f"{stem}.ipynb"
+        nbformat.write(learner_version(nbformat.read(solutions / f"{stem}.ipynb", as_version=4), course), target)
+        written.append(target)
+    return written
+
+
+def execute(path: Path) -> None:
+    """Re-run a solution notebook offline and store its outputs (no widget state: see README)."""
+    notebook = nbformat.read(path, as_version=4)
+    with offline_environ():  # the kernel inherits it
+        # coalesce_streams: a busy kernel may send one print in two messages; stored, they are one.
+        NotebookClient(notebook, timeout=EXECUTION_TIMEOUT, kernel_name="python3", coalesce_streams=True,
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+    notebook.metadata.pop("widgets", None)
+    for cell in notebook.cells:
+        cell.metadata.pop("execution", None)
+    normalise_outputs(notebook)
+    nbformat.write(notebook, path)
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+MODEL_ID_IN_TEXT = re.compile(r"model_id='([0-9a-f]+)'")
+KERNEL_CELL_FILE = re.compile(r"/tmp/ipykernel_\d+/\d+\.py")
+
+
+def normalise_outputs(notebook: nbformat.NotebookNode) -> None:
+    """Make stored outputs the same on every run and every machine, so a diff shows only real changes.
+
+    A run assigns each widget a random model id, and tracebacks name this machine's folders
+    (the virtual environment, the checkout, the kernel's temporary cell files). Widget ids become
+    their order of appearance; folders become <site-packages>, <course> and <cell>. nbval does not
+    compare either (widget views and tracebacks are on its skip list), so nothing it checks changes.
+    """
+    site_packages = sorted({sysconfig.get_paths()[key] for key in ("purelib", "platlib")}, key=len, reverse=True)
+    ids: dict[str, str] = {}
+
+    def stable_id(model_id: str) -> str:
+        return ids.setdefault(model_id, f"{len(ids) + 1:032x}")
+
+    def clean(text: str) -> str:
+        for folder in site_packages:
+            text = text.replace(folder, "<site-packages>")
+        text = KERNEL_CELL_FILE.sub("<cell>", text.replace(str(ROOT), "<course>"))
+        return MODEL_ID_IN_TEXT.sub(lambda match: f"model_id='{stable_id(match.group(1))}'", text)
+
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if isinstance(view, dict) and "model_id" in view:
+                view["model_id"] = stable_id(view["model_id"])
+            if "traceback" in output:
+                output["traceback"] = [clean(line) for line in output["traceback"]]
+            for key, value in output.get("data", {}).items():
+                if key.startswith("text/") and isinstance(value, str):
+                    output["data"][key] = clean(value)
+            if isinstance(output.get("text"), str):
+                output["text"] = clean(output["text"])

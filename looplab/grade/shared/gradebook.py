@@ -1,0 +1,44 @@
+"""The gradebook's rows: one per exercise, or one for a submission that could not be graded.
+
+Its own module because every stage (reading, running, reporting) produces or reads rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .status import Status
+
+# course_version: the course version the submission was made with (see submissions/versions.py); last, so the
+# columns before it read as they did before notebooks carried a version.
+# hint: what the check suggested to the learner with its message (the words of its catalogue); empty when
+# the check passed or did not say. After course_version, so every column before it keeps its place.
+CSV_COLUMNS = ["learner", "notebook", "exercise", "points", "max_points", "status", "message", "file",
+               "course_version", "hint"]
+
+
+@dataclass
+class Row:
+    learner: str
+    notebook: str
+    exercise: str
+    points: int
+    max_points: int | None
+    status: str  # a Status's text
+    message: str
+    file: str
+    course_version: str = ""  # empty for a submission that could not be graded, or naming no version of the course
+    hint: str = ""  # the check's hint to the learner, for a check that failed and gave one
+
+    def as_csv(self) -> list:
+        return [self.learner, self.notebook, self.exercise, self.points,
+                "" if self.max_points is None else self.max_points, self.status, self.message, self.file,
+                self.course_version, self.hint]
+
+
+class Ungradable(Exception):
+    """A submission that cannot be graded at all (broken file, another course...): it gets one row."""
+
+    def __init__(self, status: Status, message: str, notebook: str = ""):
+        super().__init__(f"{status.text()}: {message}")
+        self.status, self.message, self.notebook = status, message, notebook

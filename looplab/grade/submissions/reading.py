@@ -1,0 +1,114 @@
+"""Reading a submission: its file, within the size the grader reads and never through a link, parsed into
+a notebook of the course (which one, from its exercise cells' metadata, else its file name); or Ungradable,
+saying why it cannot be graded.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from ...course import COURSE, Course, Notebook, exercise_number, made_with
+from ..shared.gradebook import Ungradable
+from ..shared.limits import SUBMISSION_LIMIT
+from ..shared.status import Status
+from .finding import Submission
+from .versions import unknown_version
+
+LINKED = "{name} is a symbolic link: hand in the file itself, not a link"  # the message of Status.LINKED
+NOT_THEIRS = ("a loose file named after {learner}, who has a folder: not counted; move it into the folder if it is "
+              "theirs")  # the message of Status.NOT_THEIRS
+
+
+def load_course(course: Course = COURSE) -> dict[str, Notebook]:
+    """The course notebooks by stem, in order: what a submission may be."""
+    return {notebook.stem: notebook for notebook in course.notebooks}
+
+
+def _file_notebook(path: Path, course: dict[str, Notebook]) -> str:
+    lowered = path.name.lower()
+    found = [stem for stem in course if stem.lower() in lowered]
+    return max(found, key=len) if found else ""
+
+
+def _read_at_most(submission: Submission, limit: int, guessed: str) -> bytes:
+    """The file's bytes, if it has at most `limit` of them; found in a folder, never through a link.
+
+    Its size is read from the open file before its contents (and no more than `limit` + 1 bytes are read,
+    should it grow meanwhile), so a huge file costs nothing. O_NOFOLLOW: a file found in a folder that
+    became a link since it was listed is not read either."""
+    follow = 0 if submission.given is None else getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(submission.path, os.O_RDONLY | follow)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise Ungradable(Status.LINKED, LINKED.format(name=submission.path.name), guessed) from None
+        raise Ungradable(Status.UNREADABLE, error.strerror or str(error), guessed) from None
+    with os.fdopen(fd, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        raw = handle.read(limit + 1) if size <= limit else b""
+    if size > limit or len(raw) > limit:
+        shown = max(size, len(raw))
+        raise Ungradable(Status.TOO_LARGE, f"the file is {shown:,} bytes; the grader reads notebooks of up to "
+                                           f"{limit:,} bytes ({limit >> 20} MB): clear large outputs and attachments, "
+                                           "then hand it in again", guessed)
+    submission.digest = hashlib.sha256(raw).hexdigest()  # the bytes just read: identical submissions are named
+    return raw
+
+
+def read_submission(submission: Submission, course: dict[str, Notebook]):
+    """The learner's notebook and the course notebook it is; raises Ungradable saying why it can't be graded."""
+    import nbformat
+
+    if submission.named_after:  # first: not even a link or a broken file named after them is theirs
+        raise Ungradable(Status.NOT_THEIRS, NOT_THEIRS.format(learner=submission.named_after))
+    guessed = _file_notebook(submission.path, course)
+    if submission.missing:
+        raise Ungradable(Status.NO_NOTEBOOK, "this folder holds no .ipynb file")
+    if submission.linked:
+        raise Ungradable(Status.LINKED, LINKED.format(name=submission.path.name), guessed)
+    raw = _read_at_most(submission, SUBMISSION_LIMIT, guessed)
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise Ungradable(Status.INVALID_JSON, "the file is not UTF-8 text", guessed) from None
+    except ValueError as error:
+        raise Ungradable(Status.INVALID_JSON, str(error), guessed) from None
+    if not isinstance(data, dict):
+        raise Ungradable(Status.NOT_A_NOTEBOOK, f"the JSON is a {type(data).__name__}, not an object", guessed)
+    if not isinstance(data.get("nbformat"), int) or not isinstance(data.get("cells", data.get("worksheets")), list):
+        raise Ungradable(Status.NOT_A_NOTEBOOK, "the JSON has no nbformat version and list of cells", guessed)
+    try:
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            notebook = nbformat.reads(json.dumps(data), as_version=4)
+        for cell in notebook.cells:
+            if cell.get("cell_type") not in ("code", "markdown", "raw") or not isinstance(cell.get("source"), str):
+                raise ValueError(f"a cell of type {cell.get('cell_type')!r} without its source text")
+            cell.setdefault("metadata", {})
+    except Exception as error:  # nbformat raises many kinds
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise Ungradable(Status.NOT_A_NOTEBOOK, reason, guessed) from None
+
+    found: list[str] = []
+    for cell in notebook.cells:
+        number = exercise_number(cell)
+        if number and number not in found:
+            found.append(number)
+    if found:
+        matches = [nb for nb in course.values() if set(found) <= set(nb.ids)]
+        if len(matches) != 1:
+            stated = made_with(notebook)
+            newer = (f" (it names {unknown_version(stated)}, which this course does not have: is this looplab "
+                     f"older than the notebook?)" if stated and stated not in COURSE.versions else "")
+            raise Ungradable(Status.OTHER_COURSE, f"exercises found: {', '.join(found)}{newer}")
+        identified = matches[0]
+    elif guessed:
+        identified = course[guessed]
+    else:
+        raise Ungradable(Status.OTHER_COURSE, "no exercise cells found, and the file name is not a course notebook's")
+    return notebook, identified

@@ -1,0 +1,56 @@
+"""A code cell's source, read without running it: IPython's magic and shell lines, and `check(...)` calls.
+
+Written once for everyone who reads a notebook's code as text: the grader (where an exercise is
+checked; the cells as the checks read them), the notebook generator (each exercise followed by its
+check), the authoring scripts and the tests (a cell's Python without its `%` and `!` lines). Only the
+standard library at import (IPython only when `as_ipython_runs` is called), so it stays light.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAGIC_STARTS = ("%", "!")  # IPython's line and cell magics, and shell lines
+# `check("2.1", tool_result)`: the exercise's number, and the name it is checked on when the call is just that.
+CHECK_CALL = re.compile(r"""\bcheck\(\s*(['"])(?P<number>\d+\.\d+)\1(?:\s*,\s*(?P<name>[A-Za-z_]\w*)\s*\))?""")
+
+
+def is_magic(line: str) -> bool:
+    """A line IPython reads as a magic (`%time`, `%%capture`) or a shell command (`!ls`), not Python."""
+    return line.lstrip().startswith(MAGIC_STARTS)
+
+
+def has_magic(source: str) -> bool:
+    return any(is_magic(line) for line in source.splitlines())
+
+
+def without_magics(source: str) -> str:
+    """The cell's Python: its magic and shell lines left out, so `ast.parse` can read the rest."""
+    return "\n".join(line for line in source.splitlines() if not is_magic(line))
+
+
+def as_ipython_runs(sources: list[str]) -> list[str]:
+    """The cells as IPython runs them (its input history `In`): magics turned into Python, so the checks'
+    source readers parse them as they would in the notebook. A cell IPython cannot read stays as it is
+    (it ran as far as its error)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    manager = TransformerManager()
+    cells = []
+    for source in sources:
+        try:
+            cells.append(manager.transform_cell(source))
+        except Exception:
+            cells.append(source)
+    return cells
+
+
+def checked_numbers(source: str) -> set[str]:
+    """The exercises a cell checks: `check("2.1", ...)` anywhere in its text -> {"2.1"}."""
+    return {match["number"] for match in CHECK_CALL.finditer(source)}
+
+
+def checked_names(source: str) -> dict[str, str]:
+    """`check("2.1", tool_result)` -> {"2.1": "tool_result"}: the calls that pass a plain name, read from the
+    text, not run."""
+    return {match["number"]: match["name"] for match in CHECK_CALL.finditer(source) if match["name"]}
