@@ -28,7 +28,7 @@ from looplab.grade import Row, write_csv
 from looplab.grade.exports.canvas import canvas_export, write_canvas
 from looplab.grade.exports.class_report import ClassReport, failures, relative_links, status_of
 from looplab.grade.exports.gradescope import results
-from looplab.grade.exports.spreadsheet import FORMULA_STARTS, safe_cell
+from looplab.grade.exports.spreadsheet import FORMULA_STARTS, one_line, safe_cell
 from looplab.grade.rows.roster import Roster, RosterError, read_roster
 from tests.class_rows import CALC, CLASS_COURSE, NB1, NB2, class_rows
 from tests.test_grade import SUBMISSIONS, read_csv, run_grader
@@ -85,6 +85,21 @@ def test_the_gradebook_escapes_formulas(tmp_path):
                    "@SUM(A1)")], out)
     lines = out.read_text(encoding="utf-8").splitlines()
     assert lines[1] == f"'=2+3,{NB1},1.1,2,2,solved,'-1 is not a str,submissions/=2+3/x.ipynb,'+2026.12,'@SUM(A1)"
+
+
+def test_every_csv_cell_is_one_line_so_a_learner_s_text_cannot_look_like_a_row(tmp_path):
+    """A learner's exception text with `\\r\\n` and a forged row: quoted, it was valid CSV, but `grep` and
+    `wc -l` saw a row of its own. Every text cell of every CSV (spreadsheet.py) is written on one line."""
+    forged = "boom\r\nmallory,01_one_tool_call,1.1,2,2,solved\n\tand\x00more\u2028end"
+    out = tmp_path / "grades.csv"
+    write_csv([Row("mallory\nx", NB1, "1.1", 0, 2, "not solved", forged, "submissions/mallory/x.ipynb")], out)
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2 and not any(line.startswith("mallory,01_one_tool_call") for line in lines)
+    with open(out, newline="", encoding="utf-8") as handle:
+        [row] = list(csv.DictReader(handle))
+    assert row["message"] == "boom ⏎ mallory,01_one_tool_call,1.1,2,2,solved ⏎  and more ⏎ end"
+    assert row["learner"] == "mallory ⏎ x"
+    assert one_line(5) == 5 and one_line("\r=1") == " ⏎ =1"
 
 
 # --- Canvas ---------------------------------------------------------------------------------------------------

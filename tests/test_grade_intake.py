@@ -6,17 +6,23 @@ The same attacks graded for real, beside honest learners, are in tests/test_grad
 
 from __future__ import annotations
 
+import csv
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from looplab import grade
+from looplab.grade.exports.class_report import write_report
 from looplab.grade.kernels.emptying import disk_use, empty_folder, remove_tree
+from looplab.grade.rows.class_results import counted, duplicates
 from looplab.grade.shared.limits import SUBMISSION_LIMIT
 from looplab.grade.shared.status import Status
+from looplab.grade.submissions.finding import identical, not_theirs
 from tests.test_grade import NB1, STEMS, SUBMISSIONS
 
 
@@ -114,3 +120,127 @@ def test_what_a_notebook_wrote_is_counted_in_bytes_and_in_files_and_the_count_st
     assert used >= 1 << 20 and entries == 50 + 1 + 1 + 1  # the folders, the one file in them, big, link
     assert disk_use([tmp_path / "work"], 1000, 10_000)[0] > 1000
     assert disk_use([tmp_path / "work"], 1 << 30, 10)[1] == 11  # stopped at the limit, not counted to the end
+
+
+# --- a learner's folder is theirs -------------------------------------------------------------------------
+
+
+def class_with_loose_files(root: Path) -> Path:
+    """alice and bob hand in folders; beside them, loose files named after them (one dated 2100, so that it
+    would "come last"), a link, and erin's loose file (erin has no folder: hers)."""
+    submissions = root / "class"
+    for learner, handed_in in (("alice", "partial"), ("Bob", "complete")):
+        (submissions / learner).mkdir(parents=True)
+        shutil.copy(SUBMISSIONS / handed_in / f"{NB1}.ipynb", submissions / learner / f"{NB1}.ipynb")
+    stub = SUBMISSIONS / "stub" / f"{NB1}.ipynb"
+    shutil.copy(stub, submissions / f"alice_{NB1}.ipynb")
+    shutil.copy(stub, submissions / f"bob-{NB1} (1).ipynb")  # another case, and a browser's "later" copy
+    os.utime(submissions / f"bob-{NB1} (1).ipynb", (4102444800, 4102444800))  # 2100-01-01
+    (submissions / f"alice-{NB1} (2).ipynb").symlink_to("/etc/passwd")
+    shutil.copy(stub, submissions / f"erin-{NB1}.ipynb")
+    return submissions
+
+
+@pytest.mark.parametrize("given", ["the class folder", "each file and folder"])
+def test_a_loose_file_named_after_a_learner_with_a_folder_is_never_counted_for_them(tmp_path, given):
+    submissions = class_with_loose_files(tmp_path)
+    paths = [str(submissions)] if given == "the class folder" else [str(p) for p in sorted(submissions.iterdir())]
+    found = not_theirs(grade.collect(paths, STEMS))
+    loose = {s.path.name: s for s in found if s.named_after}
+    assert {name: (s.learner, s.named_after) for name, s in loose.items()} == {
+        f"alice_{NB1}.ipynb": (f"alice_{NB1}.ipynb", "alice"),
+        f"bob-{NB1} (1).ipynb": (f"bob-{NB1} (1).ipynb", "bob"),
+        f"alice-{NB1} (2).ipynb": (f"alice-{NB1} (2).ipynb", "alice")}
+    assert {s.learner for s in found if not s.named_after} == {"alice", "Bob", "erin"}  # erin's loose file is hers
+    course = grade.load_course()
+    rows = []
+    for submission in found:
+        if submission.named_after:
+            with pytest.raises(grade.Ungradable) as raised:
+                grade.read_submission(submission, course)
+            assert raised.value.status is Status.NOT_THEIRS and raised.value.notebook == ""  # counts for no notebook
+            assert raised.value.message == (f"a loose file named after {submission.named_after}, who has a folder: "
+                                            "not counted; move it into the folder if it is theirs")
+            rows.append(grade.one_row(submission, raised.value.status, raised.value.message))
+        else:
+            rows.append(grade.Row(submission.learner, NB1, "1.1", 2, 2, "solved", "", submission.file))
+    counts = counted(rows)
+    assert counts["alice"][NB1].file.endswith(f"alice/{NB1}.ipynb")
+    assert counts["Bob"][NB1].file.endswith(f"Bob/{NB1}.ipynb")
+    assert duplicates(rows) == []  # no learner has a second set of rows
+
+
+def test_a_copy_dated_in_the_future_wins_nothing_the_copies_rule_reads_names_only(tmp_path):
+    folder = tmp_path / "class" / "alice"
+    folder.mkdir(parents=True)
+    for name in (f"{NB1}.ipynb", f"{NB1} (1).ipynb"):
+        shutil.copy(SUBMISSIONS / "stub" / f"{NB1}.ipynb", folder / name)
+    os.utime(folder / f"{NB1}.ipynb", (4102444800, 4102444800))  # 2100: "handed in last", if a date were read
+    rows = [grade.Row(s.learner, NB1, "1.1", 0, 2, "not written yet", "", s.file)
+            for s in grade.collect([str(tmp_path / "class")], STEMS)]
+    assert counted(rows)["alice"][NB1].file == f"class/alice/{NB1} (1).ipynb"
+
+
+def test_a_loose_file_in_the_learner_s_own_folder_given_is_still_theirs(tmp_path):
+    folder = tmp_path / "alice"
+    folder.mkdir()
+    shutil.copy(SUBMISSIONS / "partial" / f"{NB1}.ipynb", folder / f"{NB1}.ipynb")
+    shutil.copy(SUBMISSIONS / "stub" / f"{NB1}.ipynb", folder / f"alice-{NB1} (1).ipynb")
+    found = not_theirs(grade.collect([str(folder)], STEMS))
+    assert [(s.learner, bool(s.named_after)) for s in found] == [("alice", False), ("alice", False)]
+
+
+# --- identical submissions ----------------------------------------------------------------------------------
+
+
+def test_byte_identical_submissions_of_different_learners_are_named_once_and_graded_alike(tmp_path):
+    """A hard link and a copy of alice's notebook: no grader can tell who copied whom, so every row stays as
+    earned; the group is named, in the output and the class report. The untouched notebook several
+    learners hand in earned nothing: not named."""
+    submissions = tmp_path / "class"
+    (submissions / "alice").mkdir(parents=True)
+    shutil.copy(SUBMISSIONS / "complete" / f"{NB1}.ipynb", submissions / "alice" / f"{NB1}.ipynb")
+    for learner in ("bob", "carol", "dave", "erin"):
+        (submissions / learner).mkdir()
+    os.link(submissions / "alice" / f"{NB1}.ipynb", submissions / "bob" / f"{NB1}.ipynb")  # the same inode
+    shutil.copy(submissions / "alice" / f"{NB1}.ipynb", submissions / "carol" / f"{NB1}.ipynb")
+    for learner in ("dave", "erin"):
+        shutil.copy(SUBMISSIONS / "stub" / f"{NB1}.ipynb", submissions / learner / f"{NB1}.ipynb")
+    found = grade.collect([str(submissions)], STEMS)
+    course = grade.load_course()
+    for submission in found:
+        grade.read_submission(submission, course)
+    earned = {s.file for s in found if s.learner in ("alice", "bob", "carol")}
+    [group] = identical(found, earned)
+    assert group.copies == [(learner, f"class/{learner}/{NB1}.ipynb") for learner in ("alice", "bob", "carol")]
+    assert group.note().startswith("identical files from 3 learners (the grader cannot tell who copied whom")
+    rows = [grade.Row(s.learner, NB1, "1.1", 2 if s.file in earned else 0, 2, "solved", "", s.file) for s in found]
+    page = tmp_path / "report.html"
+    write_report(rows, page, identical=[group])
+    html = page.read_text(encoding="utf-8")
+    assert html.count('id="identical"') == 1 and f"class/carol/{NB1}.ipynb" in html.split('id="identical"')[1]
+    write_report(rows, page)
+    assert 'id="identical"' not in page.read_text(encoding="utf-8")  # only when there are some
+
+
+# --- what the kernel sends back -------------------------------------------------------------------------------
+
+
+def test_a_kernel_whose_messages_cannot_be_read_gets_its_own_status_not_a_grader_error(tmp_path):
+    """json.dumps replaced in the kernel (the garbled_messages fixture): jupyter_client raised KeyError: 'msg_id'
+    and the row said "grader error". What was graded before counts."""
+    out = tmp_path / "grades.csv"
+    run = subprocess.run([sys.executable, "-m", "looplab.grade", str(SUBMISSIONS / "garbled_messages"), "--quiet",
+                          "--out", str(out)], capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stderr
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["status"] for row in rows[:1]] == ["solved"]
+    assert {row["status"] for row in rows[1:]} == {
+        Status.GARBLED.text(where=f"in cell {garble_cell()}")}
+    assert all("broke the messages the kernel sends the grader" in row["message"] for row in rows[1:])
+
+
+def garble_cell() -> int:
+    notebook = nbformat.read(SUBMISSIONS / "garbled_messages" / f"{NB1}.ipynb", as_version=4)
+    return next(i + 1 for i, cell in enumerate(notebook.cells) if cell.get("id") == "fixture-garble")

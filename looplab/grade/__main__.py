@@ -104,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     write_csv(gradebook, Path(args.out))
     asked = Asked(args.wide, args.canvas, args.report, args.gradescope, args.gradescope_visibility)
     notes = list(result.notes) + [duplicate.note() for duplicate in duplicates(rows)]
-    notes += write_exports(asked, result.rows, result.feedback, roster, elapsed, isolation)
+    notes += [group.note() for group in result.identical]
+    notes += write_exports(asked, result.rows, result.feedback, roster, elapsed, isolation, result.identical)
     for note in notes:
         print(f"looplab.grade: {note}", file=sys.stderr)
     if not args.quiet:

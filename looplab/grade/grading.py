@@ -25,9 +25,9 @@ from .rows.from_run import rows_for
 from .shared.gradebook import Row, Ungradable
 from .shared.limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
 from .shared.status import Status
-from .submissions.finding import Submission, collect, submission_order
+from .submissions.finding import Identical, Submission, collect, identical, not_theirs, submission_order
 from .submissions.plan import plan_run
-from .submissions.reading import load_course, read_submission
+from .submissions.reading import NOT_THEIRS, load_course, read_submission
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ class GradingResult:
     notes: list[str] = field(default_factory=list)  # for the instructor (e.g. the template failed)
     stopped: bool = False  # interrupted (Ctrl-C, SIGTERM): the submissions not graded have a row saying so
     feedback: dict[str, Path] = field(default_factory=dict)  # a submission's file -> its feedback notebook
+    identical: list[Identical] = field(default_factory=list)  # byte-identical submissions of different learners
 
 
 class UsageError(Exception):
@@ -88,7 +89,8 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
     try:
         course = load_course()
         try:
-            submissions = sorted(for_one_submission(collect(paths, list(course)), options), key=submission_order)
+            found = for_one_submission(collect(paths, list(course)), options)
+            submissions = sorted(found if options.one_learner else not_theirs(found), key=submission_order)
         except FileNotFoundError as error:
             raise UsageError(str(error)) from None
         roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
@@ -127,8 +129,10 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
             grader.notes.append(f"the grader failed to clean up: {type(error).__name__}: {error}")
     rows = [row for index, submission in enumerate(submissions) for row in graded.get(index) or [
         one_row(submission, Status.GRADER_ERROR, not_graded)]]
+    grader.notes += [f"{submission.file}: {NOT_THEIRS.format(learner=submission.named_after)}"
+                     for submission in submissions if submission.named_after]
     return GradingResult(rows, len(graded), grader.notes, feedback={file: target for target, file in taken.items()},
-                         stopped=stopped)
+                         stopped=stopped, identical=identical(submissions, {row.file for row in rows if row.points}))
 
 
 def for_one_submission(submissions: list[Submission], options: GradingOptions) -> list[Submission]:

@@ -39,6 +39,8 @@ the file-name rule:
     oracle/01_one_tool_call              a calculator that reads the expected answer out of the callers' frames
     eq_str/01_one_tool_call              answers are a str subclass whose __eq__ is always true
     hostile_serve/01_one_tool_call       looplab.serve.serve replaced: garbage, a flood, then forged answers
+    garbled_messages/01_one_tool_call    the solution, and after 1.1's check a cell replacing json.dumps in the kernel:
+                                         every message the kernel sends after it is unreadable
     other_course/01_one_tool_call        exercises 7.1 to 7.3: not this course
     empty/                               a learner folder without a notebook
     invalid_json-01_one_tool_call.ipynb  a notebook cut short
@@ -368,6 +370,11 @@ def serve(path, namespace=None):
 
 looplab.serve.serve = serve'''
 
+GARBLE = '''\
+import json
+
+json.dumps = lambda *args, **kwargs: '{"kind": "solved", "points": 5}'  # the kernel's messages, too'''
+
 HONEST_APPEND = '''\
 from looplab.tools import TOOLS
 
@@ -545,6 +552,9 @@ def build(target: Path) -> list[Path]:
             index = exercise_index(notebook, number) + 1
             with_cell(notebook, source, f"fixture-{learner}-{number.replace('.', '-')}", index=index)
         write(f"{learner}/{NB1}.ipynb", notebook)
+    garbled = solution(NB1)
+    after_check = next(i for i, cell in enumerate(garbled.cells) if cell.source.startswith('check("1.1"')) + 1
+    write(f"garbled_messages/{NB1}.ipynb", with_cell(garbled, GARBLE, "fixture-garble", index=after_check))
     write(f"other_course/{NB1}.ipynb", other_course())
 
     (target / "empty").mkdir(parents=True)

@@ -14,6 +14,7 @@ from ..kernels.sandbox import Isolation
 from ..rows.class_gradebook import wide_table
 from ..rows.roster import Roster
 from ..shared.gradebook import Row
+from ..submissions.finding import Identical
 from .canvas import write_canvas
 from .class_report import write_report
 from .gradescope import not_isolated, write_results
@@ -36,7 +37,7 @@ class Asked:
 
 
 def write_exports(asked: Asked, rows: list[Row], feedback: dict[str, Path], roster: Roster | None, elapsed: float,
-                  isolation: Isolation = Isolation(True)) -> list[str]:
+                  isolation: Isolation = Isolation(True), identical: list[Identical] = ()) -> list[str]:
     """Write the files asked for; returns notes for the instructor (who is not on the roster)."""
     notes = []
     if roster is not None:
@@ -52,7 +53,7 @@ def write_exports(asked: Asked, rows: list[Row], feedback: dict[str, Path], rost
         if export.not_on_roster:  # named above already; this says what it means for the Canvas file
             notes.append(f"so not in {asked.canvas}: {', '.join(export.not_on_roster)}")
     if asked.report:
-        write_report(rows, Path(asked.report), feedback, roster)
+        write_report(rows, Path(asked.report), feedback, roster, identical=identical)
     if asked.gradescope:
         warnings = [] if isolation.sandboxed else [not_isolated(isolation.problem)]
         write_results(rows, Path(asked.gradescope), elapsed, asked.gradescope_visibility, warnings)

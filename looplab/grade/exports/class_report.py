@@ -8,7 +8,9 @@ loading anything) that opens from disk and can be mailed. It shows:
 - each exercise's pass rate: the learners who solved it among those whose notebook was graded;
 - for each exercise, the failure messages ranked by how many learners hit them, each with the learners
   who did (a submission that could not be graded at all is listed on its own, not in the ranking);
-- the submissions that could not be graded, and, with a roster, who is not on it and who handed nothing in.
+- the submissions that could not be graded, and, with a roster, who is not on it and who handed nothing in;
+- byte-identical submissions from different learners (a copy, a hard link), when there are some: named, never
+  graded differently (no grader can tell who copied whom).
 
 Which submission counts for a learner is rows/class_results.py's rule, the same as the exports'.
 """
@@ -26,6 +28,7 @@ from ...course import COURSE, Course, Exercise, Notebook
 from ..rows.class_results import Handed, counted, max_points, ungraded
 from ..shared.gradebook import Row
 from ..shared.status import Status
+from ..submissions.finding import Identical
 
 # The colour class of each status; a status this table does not know (a new one) shows as "other".
 KINDS = {
@@ -124,8 +127,8 @@ class ClassReport:
     """The page, built from the rows, the links to the feedback notebooks, and optionally the roster."""
 
     def __init__(self, rows: list[Row], links: dict[str, str] | None = None, roster=None,
-                 course: Course = COURSE, title: str = "Class report"):
-        self.rows, self.links, self.title = rows, links or {}, title
+                 course: Course = COURSE, title: str = "Class report", identical: list[Identical] = ()):
+        self.rows, self.links, self.title, self.identical = rows, links or {}, title, list(identical)
         self.learners = counted(rows, course)
         stems = {stem for handed_in in self.learners.values() for stem in handed_in}
         self.notebooks: list[Notebook] = [notebook for notebook in course.notebooks if notebook.stem in stems]
@@ -226,6 +229,15 @@ class ClassReport:
         return ('<h2>Submissions that could not be graded</h2><table class="ungraded">'
                 f"<tr><th>learner</th><th>file</th><th>status</th><th>why</th></tr>{lines}</table>")
 
+    def identical_files(self) -> str:
+        if not self.identical:
+            return ""
+        items = "".join("<li>" + ", ".join(f"{escape(learner)} <small>({escape(file)})</small>"
+                                           for learner, file in group.copies) + "</li>" for group in self.identical)
+        return ('<h2 id="identical">Identical submissions</h2><p>Files with the same bytes, handed in by different '
+                "learners (a copy, or a hard link). The grader cannot tell who copied whom: each keeps the rows it "
+                f'earned.</p><ul class="identical">{items}</ul>')
+
     def roster_notes(self) -> str:
         notes = []
         if self.not_on_roster:
@@ -247,7 +259,8 @@ class ClassReport:
             f"<style>\n{STYLE}\n</style></head>\n<body>\n"
             f'<h1>{escape(self.title)}</h1><p class="summary">{escape(summary)}</p>{self.roster_notes()}\n'
             f"<h2>Learners × exercises</h2>{self.legend()}{self.grid()}\n"
-            f'<h2 id="stuck">Where is the class stuck?</h2>{self.stuck()}\n{self.ungraded()}\n</body></html>\n'
+            f'<h2 id="stuck">Where is the class stuck?</h2>{self.stuck()}\n{self.ungraded()}\n'
+            f"{self.identical_files()}</body></html>\n"
         )
 
 
@@ -259,7 +272,7 @@ def relative_links(feedback: dict[str, Path], page: Path) -> dict[str, str]:
 
 
 def write_report(rows: list[Row], path: Path, feedback: dict[str, Path] | None = None, roster=None,
-                 course: Course = COURSE) -> None:
+                 course: Course = COURSE, identical: list[Identical] = ()) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    report = ClassReport(rows, relative_links(feedback or {}, path), roster, course)
+    report = ClassReport(rows, relative_links(feedback or {}, path), roster, course, identical=identical)
     path.write_text(report.html(), encoding="utf-8")

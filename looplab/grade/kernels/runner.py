@@ -32,6 +32,7 @@ from . import process_tree
 from .emptying import disk_use, remove_tree
 from .fork_server import KERNEL_NAME
 from .kernel_cells import start_cell_source
+from .messages import StrictSession, UnreadableMessage
 from .outcome import Outcome
 from .outputs import capped_client
 from .process_tree import NotebookTree
@@ -358,6 +359,8 @@ class Grader:
         timer = asyncio.create_task(expire())
         try:
             await task
+        except UnreadableMessage:  # the learner's code broke the kernel's messages: nothing more can be run
+            outcome.garbled_at = outcome.current
         except asyncio.CancelledError:
             if not expired:
                 raise
@@ -401,7 +404,9 @@ class Grader:
         channels = {}
         if slot.sandbox is not None:  # no network in the sandbox: IPC sockets in the slot's own folder
             channels = {"transport": "ipc", "connection_file": str(slot.ipc / "kernel.json")}
-        km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=slot.specs, **channels)
+        # StrictSession: a message the learner's code garbled is their status (messages.py), not a grader error
+        km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=slot.specs, session=StrictSession(),
+                                **channels)
         extra = {}
         if slot.server is None:
             log = None if self.debug else asyncio.subprocess.DEVNULL

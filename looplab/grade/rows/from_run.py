@@ -17,6 +17,8 @@ from ..submissions.plan import GraderCell, Plan
 SYNTAX = re.compile(r"^(?P<message>.*) \((?P<file>[^()]*), line (?P<line>\d+)\)$", re.DOTALL)
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")
 # Why a stopped cell went on running (runner._answers): the words of the rows that say so.
+GARBLED = ("the learner's code broke the messages the kernel sends the grader (by replacing json.dumps or "
+           "json.loads, say), so nothing after it could be run or graded")
 STUCK = "it went on after the interrupt, as code that catches every exception (a bare `except:`) does"
 # A stop costs points only once a second run, with every limit doubled, stopped the notebook too (runner.Grader.run).
 CONFIRMED = "note: graded a second time with every limit doubled, which stopped it too"
@@ -94,7 +96,7 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
             incidents.setdefault(target.id, []).append((plan.origin[index], limit))
 
     rows: dict[str, Row] = {}
-    stop_index = next((index for index in (outcome.died_at, outcome.stuck_at, outcome.stopped_at)
+    stop_index = next((index for index in (outcome.died_at, outcome.garbled_at, outcome.stuck_at, outcome.stopped_at)
                        if index is not None), None)
     for index, grader_cell in checks:
         payload = outcome.payloads.get(index)
@@ -110,6 +112,10 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
                         status = Status.KERNEL_DIED.text(where=f"in {place}" if place.startswith("cell ")
                                                          else f"during {place}")
                         message = "the kernel exited before this exercise was graded"
+                    elif outcome.garbled_at is not None:
+                        status = Status.GARBLED.text(where=f"in {place}" if place.startswith("cell ")
+                                                     else f"during {place}")
+                        message = GARBLED
                     elif outcome.stuck_at is not None:
                         stops = f"{place} ran past the {seconds(outcome.timed_out[stop_index])} s limit and would not stop"
                         status = Status.CELL_STOPPED.text(stops=stops)
@@ -135,6 +141,8 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
                         "after the grading, and was stopped there")
             elif outcome.died_at is not None:
                 note = f"note: the kernel died during {place}, after the grading"
+            elif outcome.garbled_at is not None:
+                note = f"note: the kernel sent messages the grader cannot read during {place}, after the grading"
             elif outcome.stuck_at is not None:
                 note = f"note: {place} would not stop ({STUCK}); the notebook was stopped there, after the grading"
             else:

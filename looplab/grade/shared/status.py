@@ -45,6 +45,10 @@ class Status(Enum):
     # "in cell N", or "during the check of exercise X" when it died in one of the grader's cells.
     KERNEL_DIED = ("the kernel died ({where})",
                    "the kernel exited (`os._exit`, a crash, out of memory) before this exercise was graded")
+    # The learner's code broke the kernel's messages to the grader (messages.py): it replaced json.dumps, say.
+    GARBLED = ("the kernel sent messages the grader cannot read ({where})",
+               "the learner's code broke the kernel's messages (it replaced `json.dumps`, say) before this exercise "
+               "was graded; exercises graded before still count")
     NOT_GRADED = ("could not be graded", "the grader's own cell, or the grader, failed; the message says how")
     GRADER_ERROR = ("grader error", "the grader's own cell, or the grader, failed; the message says how")
     # Ungradable submissions: one row each, the exercise empty.
@@ -55,6 +59,9 @@ class Status(Enum):
                               "it was not read")
     LINKED = ("a link, not read", "(one row) the submission is a symbolic link, or lies in a linked folder: the grader "
                                   "reads no file through a link (it would be another file, graded as this learner's)")
+    NOT_THEIRS = ("not counted: named after a learner with a folder",
+                  "(one row, the file's name as its learner) a file beside the learners' folders, named after one who "
+                  "has a folder: never counted for them, and not read; move it into the folder if it is theirs")
     OTHER_COURSE = ("not a notebook of this course",
                     "(one row) its exercises are not a course notebook's; the message lists them")
     NO_NOTEBOOK = ("no notebook found", "(one row) a learner's folder holds no notebook")

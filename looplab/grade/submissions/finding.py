@@ -1,13 +1,14 @@
 """Submissions: which notebook files were handed in, and by which learner.
 
-Only paths and names here; nothing is opened, so a broken file is still one submission.
+Only paths and names here; nothing is opened, so a broken file is still one submission. (The one thing
+known after reading, the hash of a file's bytes, is filled in by reading.py and read by `identical`.)
 """
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import lms
@@ -20,6 +21,9 @@ class Submission:
     missing: bool = False  # a learner's folder holding no notebook
     given: Path | None = None  # the folder given to the grader that holds it (None: the file was given itself)
     linked: bool = False  # a symbolic link (to a notebook or a folder) in a folder given: never read
+    folder: Path | None = None  # the learner's folder, when the learner is named after it (None: after the file)
+    named_after: str = ""  # a loose file named after a learner who has a folder: never read (`not_theirs`)
+    digest: str = ""  # the SHA-256 of its bytes, once read (reading.py): identical submissions are named
 
     @property
     def file(self) -> str:
@@ -33,18 +37,30 @@ class Submission:
         return (Path(folder.name) / Path(os.path.abspath(self.path)).relative_to(folder)).as_posix()
 
 
-def learner_from_file(path: Path, stems: list[str]) -> str:
-    """`alice-01_one_tool_call.ipynb` -> `alice`; `alice/01_one_tool_call.ipynb` -> `alice`; a name an LMS
-    made -> the learner it names (`smithalice_LATE_12345_678901_01_one_tool_call-1.ipynb` -> `smithalice`);
-    a browser's second copy is the same learner (`alice-01_one_tool_call (1).ipynb` -> `alice`)."""
+def learner_in_name(path: Path, stems: list[str]) -> str:
+    """The learner a file's own name carries, or "" for a bare course notebook's name (see learner_from_file)."""
     named = lms.from_file_name(path.name)
     if named:
         return named
     name = lms.copy_number(path.stem)[0]
     for stem in sorted(stems, key=len, reverse=True):
         name = re.sub(re.escape(stem), "", name, flags=re.IGNORECASE)
-    name = name.strip(" -_.")
-    return name or Path(os.path.abspath(path)).parent.name  # the folder it lies in, not where a link points
+    return name.strip(" -_.")
+
+
+def learner_from_file(path: Path, stems: list[str]) -> str:
+    """`alice-01_one_tool_call.ipynb` -> `alice`; `alice/01_one_tool_call.ipynb` -> `alice`; a name an LMS
+    made -> the learner it names (`smithalice_LATE_12345_678901_01_one_tool_call-1.ipynb` -> `smithalice`);
+    a browser's second copy is the same learner (`alice-01_one_tool_call (1).ipynb` -> `alice`)."""
+    return learner_in_name(path, stems) or Path(os.path.abspath(path)).parent.name  # where it lies, not where a link points
+
+
+def loose_file(path: Path, stems: list[str], given: Path | None, linked: bool = False) -> Submission:
+    """A notebook file that is not in a learner's subfolder: its learner read from its name, else the folder it
+    lies in (which is then that learner's folder)."""
+    named = learner_in_name(path, stems)
+    folder = None if named else Path(os.path.abspath(path)).parent
+    return Submission(path, named or folder.name, given=given, linked=linked, folder=folder)
 
 
 def learner_of_folder(folder: Path, gradescope_names: dict[str, str]) -> str:
@@ -90,24 +106,70 @@ def collect(paths: list[str], stems: list[str]) -> list[Submission]:
             for entry in sorted(path.iterdir()):
                 if entry.name.startswith(".") or entry.name == "__pycache__":
                     continue
-                if entry.is_symlink() and (entry.is_dir() or entry.suffix == ".ipynb"):
-                    learner = (learner_of_folder(entry, gradescope_names) if entry.is_dir()
-                               else learner_from_file(entry, stems))
-                    submissions.append(Submission(entry, learner, given=path, linked=True))
+                if entry.is_symlink() and entry.is_dir():
+                    submissions.append(Submission(entry, learner_of_folder(entry, gradescope_names), given=path,
+                                                  linked=True, folder=Path(os.path.abspath(entry))))
+                elif entry.is_symlink() and entry.suffix == ".ipynb":
+                    submissions.append(loose_file(entry, stems, path, linked=True))
                 elif entry.is_dir():
-                    learner = learner_of_folder(entry, gradescope_names)
+                    learner, folder = learner_of_folder(entry, gradescope_names), Path(os.path.abspath(entry))
                     found = notebooks_in(entry)
-                    submissions += ([Submission(p, learner, given=path, linked=link) for p, link in found]
-                                    or [Submission(entry, learner, True, given=path)])
+                    submissions += ([Submission(p, learner, given=path, linked=link, folder=folder) for p, link in found]
+                                    or [Submission(entry, learner, True, given=path, folder=folder)])
                 elif entry.suffix == ".ipynb":
-                    submissions.append(Submission(entry, learner_from_file(entry, stems), given=path))
+                    submissions.append(loose_file(entry, stems, path))
         elif path.exists():
-            submissions.append(Submission(path, learner_from_file(path, stems)))
+            submissions.append(loose_file(path, stems, None))
         else:
             raise FileNotFoundError(f"no such file or folder: {given}")
     return submissions
 
 
+def not_theirs(submissions: list[Submission]) -> list[Submission]:
+    """The submissions, each loose file named after a learner who has a folder (`class/bob_01_one_tool_call.ipynb`
+    beside `class/bob/`) set apart: it becomes a learner of its own (its file name), `named_after` bob, and is
+    never read.
+
+    Why: a learner's folder is theirs. Anyone can drop a file named after bob beside his folder, and the rule
+    for two copies (the one handed in last counts, class_results.py) would then grade it as bob's, in place of
+    his own. The names are compared ignoring case (a roster would make `Bob` and `bob` one student)."""
+    owners: dict[str, set[Path]] = {}
+    for submission in submissions:
+        if submission.folder is not None:
+            owners.setdefault(submission.learner.casefold(), set()).add(submission.folder)
+    return [replace(submission, learner=submission.path.name, named_after=submission.learner)
+            if submission.folder is None and submission.learner.casefold() in owners
+            and Path(os.path.abspath(submission.path)).parent not in owners[submission.learner.casefold()]
+            else submission for submission in submissions]
+
+
 def submission_order(submission: Submission) -> tuple:
     """Gradebook order: by learner (any case), then by file."""
     return (submission.learner.lower(), submission.file)
+
+
+@dataclass
+class Identical:
+    """Byte-identical submissions from different learners: named for the instructor, never graded differently.
+
+    No grader can tell who copied whom (a hard link, a copy: the same bytes), so every copy keeps the rows it
+    earned, as it would graded alone; the instructor is told, once, in the output and the class report."""
+
+    copies: list[tuple[str, str]]  # (learner, file), in gradebook order
+
+    def note(self) -> str:
+        learners = len({learner for learner, _ in self.copies})
+        return (f"identical files from {learners} learners (the grader cannot tell who copied whom; each keeps the "
+                "rows it earned): " + ", ".join(f"{learner} ({file})" for learner, file in self.copies))
+
+
+def identical(submissions: list[Submission], earned: set[str]) -> list[Identical]:
+    """The groups of submissions read with the same bytes (`digest`) by more than one learner, where a copy
+    earned points (`earned`: the files that did). Without points, identical files are the untouched notebook
+    every learner downloaded, or the same broken file: nothing to look into."""
+    groups: dict[str, list[Submission]] = {}
+    for submission in submissions:
+        if submission.digest:
+            groups.setdefault(submission.digest, []).append(submission)
+    return [Identical([(s.learner, s.file) for s in group]) for group in groups.values()
+            if len({s.learner for s in group}) > 1 and any(s.file in earned for s in group)]

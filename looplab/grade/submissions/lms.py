@@ -14,7 +14,9 @@ What is read here, from names only (nothing is opened):
   and, beside them, `submission_metadata.yml`, which names each submission's submitters;
 - a browser's second download of a file: `01_one_tool_call (1).ipynb`.
 
-Two copies of one notebook by one learner: the one handed in last counts (`handed_order`).
+Two copies of one notebook by one learner: the one handed in last counts (`handed_order`), read from
+names only, never from a file's modification time: unzipping and copying set that to anything, and a
+learner can date a file 2100 so that it "comes last".
 """
 
 from __future__ import annotations

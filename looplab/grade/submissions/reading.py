@@ -6,6 +6,7 @@ saying why it cannot be graded.
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -18,6 +19,8 @@ from .finding import Submission
 from .versions import unknown_version
 
 LINKED = "{name} is a symbolic link: hand in the file itself, not a link"  # the message of Status.LINKED
+NOT_THEIRS = ("a loose file named after {learner}, who has a folder: not counted; move it into the folder if it is "
+              "theirs")  # the message of Status.NOT_THEIRS
 
 
 def load_course(course: Course = COURSE) -> dict[str, Notebook]:
@@ -52,6 +55,7 @@ def _read_at_most(submission: Submission, limit: int, guessed: str) -> bytes:
         raise Ungradable(Status.TOO_LARGE, f"the file is {shown:,} bytes; the grader reads notebooks of up to "
                                            f"{limit:,} bytes ({limit >> 20} MB): clear large outputs and attachments, "
                                            "then hand it in again", guessed)
+    submission.digest = hashlib.sha256(raw).hexdigest()  # the bytes just read: identical submissions are named
     return raw
 
 
@@ -59,6 +63,8 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
     """The learner's notebook and the course notebook it is; raises Ungradable saying why it can't be graded."""
     import nbformat
 
+    if submission.named_after:  # first: not even a link or a broken file named after them is theirs
+        raise Ungradable(Status.NOT_THEIRS, NOT_THEIRS.format(learner=submission.named_after))
     guessed = _file_notebook(submission.path, course)
     if submission.missing:
         raise Ungradable(Status.NO_NOTEBOOK, "this folder holds no .ipynb file")
