@@ -344,7 +344,9 @@ def test_feedback_copies_are_the_executed_notebooks_with_their_grade(graded):
 def test_usage_errors_stop_before_grading(tmp_path):
     run = run_grader("no-such-folder", "--out", str(tmp_path / "g.csv"))
     assert run.returncode == 2 and "no such file or folder: no-such-folder" in run.stderr
-    run = run_grader("submissions", "--feedback", "submissions/feedback", "--out", str(tmp_path / "g.csv"))
+    # One slot of plain kernels: the mistake is found before any notebook runs, with no kernel template to wait for.
+    run = run_grader("submissions", "--feedback", "submissions/feedback", "--jobs", "1", "--plain-kernels",
+                     "--out", str(tmp_path / "g.csv"))
     assert run.returncode == 2 and "--feedback must be outside the submissions" in run.stderr
     assert not (SUBMISSIONS / "feedback").exists()
 
