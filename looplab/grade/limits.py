@@ -31,7 +31,7 @@ import os
 # command-line option (AFTER_A_STOP, CHECK_SECONDS, STUCK_GRACE), as --cell-timeout and --timeout set the
 # others, so that its runaway fixtures (tests/test_grade_limits.py) cost seconds rather than tens of seconds.
 # Their order holds at any factor; an instructor never sets it (1: the values below).
-LIMIT_SCALE = float(os.environ.get("LOOPLAB_GRADE_LIMIT_SCALE") or 1)
+LIMIT_SCALE = float(os.environ["LOOPLAB_GRADE_LIMIT_SCALE"]) if os.environ.get("LOOPLAB_GRADE_LIMIT_SCALE") else 1
 
 DEFAULT_CELL_TIMEOUT = 10  # CPU seconds a learner's cell may use (--cell-timeout)
 WALL_FACTOR = 3  # each limit's wall-clock bound: this many times its CPU seconds (for code that sleeps)
