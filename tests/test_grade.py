@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import filecmp
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -36,7 +37,13 @@ import make_fixtures  # noqa: E402
 SUBMISSIONS = make_fixtures.built()  # built from the solutions when the tests run, never committed
 WORKDIR = SUBMISSIONS.parent  # the grader runs here, so the gradebook names files "submissions/..."
 
-CELL_TIMEOUT = 5  # seconds: the endless loop costs 5 s in its cell, 2 s in each check, 3 s in the cell after
+# The runaway fixtures (ON_THEIR_OWN, and the total limit's) are graded with short limits: a cell limit of
+# CELL_TIMEOUT, and the limits without an option (the check's, after a stop, the stuck grace) LIMIT_SCALE
+# times their values (limits.py's LOOPLAB_GRADE_LIMIT_SCALE, set in RUNAWAY_ENV for the grader run), so the
+# endless loop costs 2 s in its cell, 1 s in each check, 1.5 s in the cell after, then twice that to confirm.
+CELL_TIMEOUT = 2
+LIMIT_SCALE = 0.5
+RUNAWAY_ENV = {**os.environ, "LOOPLAB_GRADE_LIMIT_SCALE": str(LIMIT_SCALE)}
 # The rest of the set is graded with a limit no honest cell meets even on a loaded machine (notebook 4
 # starts a Python interpreter in one cell): a timeout note there would be the machine's, not the learner's.
 GENEROUS_CELL_TIMEOUT = 120
@@ -76,9 +83,10 @@ def digest_tree(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def run_grader(*args: str, cwd: Path = WORKDIR, timeout: float = 240) -> subprocess.CompletedProcess:
+def run_grader(*args: str, cwd: Path = WORKDIR, timeout: float = 240, env: dict | None = None
+               ) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "looplab.grade", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, env=env)
 
 
 def read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
@@ -180,19 +188,20 @@ def expected_rows() -> list[tuple]:
     # more is stopped at the shorter limit, and reported on the first exercise graded after it. The stop is
     # confirmed by a second run with every limit doubled (CONFIRM_FACTOR): its rows count, naming those limits.
     twice = CONFIRM_FACTOR
-    first = f"cell {exercise_cell(loop, '1.3')} ran past the {CELL_TIMEOUT * twice} s limit"
+    after_a_stop, check_seconds = f"{AFTER_A_STOP * LIMIT_SCALE * twice:g}", f"{CHECK_SECONDS * LIMIT_SCALE * twice:g}"
+    first = f"cell {exercise_cell(loop, '1.3')} ran past the {CELL_TIMEOUT * twice:g} s limit"
     again = fixture_cell(loop, lambda cell: cell.get("id") == "fixture-again")
-    timeout = ("1.3", 0, f"stopped: {first}" + ("" if later else f", cell {again} past the {AFTER_A_STOP * twice} s limit"),
-               Has(f"your code was still running after {CHECK_SECONDS * twice} seconds"))
+    timeout = ("1.3", 0, f"stopped: {first}" + ("" if later else f", cell {again} past the {after_a_stop} s limit"),
+               Has(f"your code was still running after {check_seconds} seconds"))
     noted = [(later[0], COURSE.exercise(later[0]).points, "solved",
-              f"note: cell {again} ran past the {AFTER_A_STOP * twice} s limit and was stopped; {CONFIRMED}")
+              f"note: cell {again} ran past the {after_a_stop} s limit and was stopped; {CONFIRMED}")
              ] if later else []
     expected += rows_of("endless_loop", NB1, *solved("1.1", "1.2"), timeout, *noted, *solved(*later[1:]))
     # The loop that catches the interrupt too: the notebook is stopped at that cell, what came before counts.
     swallowed = f"swallowed_interrupt/{NB1}.ipynb"
     expected += rows_of("swallowed_interrupt", NB1, *solved("1.1", "1.2"),
                         *[(number, 0, f"stopped: cell {exercise_cell(swallowed, '1.3')} ran past the "
-                           f"{CELL_TIMEOUT * CONFIRM_FACTOR} s limit and would not stop", Has("so the notebook was stopped there, before this exercise was graded"))
+                           f"{CELL_TIMEOUT * CONFIRM_FACTOR:g} s limit and would not stop", Has("so the notebook was stopped there, before this exercise was graded"))
                           for number in ["1.3", *after(NB1, "1.3")]])
     # The list that grows is stopped by the memory watch, with the check's words; the kernel lives on.
     expected += rows_of("growing_loop", NB1, ("1.1", 0, "not solved", Has("your code ran out of memory")),
@@ -340,7 +349,9 @@ def test_feedback_copies_are_the_executed_notebooks_with_their_grade(graded):
 def test_usage_errors_stop_before_grading(tmp_path):
     run = run_grader("no-such-folder", "--out", str(tmp_path / "g.csv"))
     assert run.returncode == 2 and "no such file or folder: no-such-folder" in run.stderr
-    run = run_grader("submissions", "--feedback", "submissions/feedback", "--out", str(tmp_path / "g.csv"))
+    # One slot of plain kernels: the mistake is found before any notebook runs, with no kernel template to wait for.
+    run = run_grader("submissions", "--feedback", "submissions/feedback", "--jobs", "1", "--plain-kernels",
+                     "--out", str(tmp_path / "g.csv"))
     assert run.returncode == 2 and "--feedback must be outside the submissions" in run.stderr
     assert not (SUBMISSIONS / "feedback").exists()
 

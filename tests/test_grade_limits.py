@@ -7,34 +7,42 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
+import pytest
+
 from looplab import grade
 from looplab.course import COURSE
-from tests.test_grade import (CELL_TIMEOUT, ENDLESS, NB1, SWALLOWED, WORKDIR, expected_for, given_below, read_csv,
-                               run_grader)
+from tests.test_grade import (CELL_TIMEOUT, ENDLESS, GENEROUS_CELL_TIMEOUT, NB1, RUNAWAY_ENV, SWALLOWED, WORKDIR,
+                              expected_for, given_below, read_csv, run_grader)
 
 
-def test_an_endless_loop_is_stopped_at_the_cell_limit_and_the_rest_still_counts(tmp_path):
-    out = tmp_path / "grades.csv"
-    run = run_grader(f"submissions/{ENDLESS}", "--cell-timeout", str(CELL_TIMEOUT), "--out", str(out), "--quiet")
+@pytest.fixture(scope="module")
+def runaways(tmp_path_factory):
+    """The endless loop and the loop that swallows the interrupt, graded together in one run under the short
+    limits (test_grade.py's CELL_TIMEOUT and RUNAWAY_ENV); each test below reads its own learner's rows."""
+    out = tmp_path_factory.mktemp("runaways") / "grades.csv"
+    run = run_grader(f"submissions/{ENDLESS}", f"submissions/{SWALLOWED}", "--jobs", "2",
+                     "--cell-timeout", str(CELL_TIMEOUT), "--out", str(out), "--quiet", env=RUNAWAY_ENV)
     assert run.returncode == 0, run.stderr
-    assert [tuple(row) for row in read_csv(out)[1]] == given_below(expected_for(ENDLESS))
+    return [tuple(row) for row in read_csv(out)[1]]
 
 
-def test_a_loop_that_catches_the_interrupt_stops_the_notebook_at_its_cell(tmp_path):
+def test_an_endless_loop_is_stopped_at_the_cell_limit_and_the_rest_still_counts(runaways):
+    assert [row for row in runaways if row[0] == ENDLESS] == given_below(expected_for(ENDLESS))
+
+
+def test_a_loop_that_catches_the_interrupt_stops_the_notebook_at_its_cell(runaways):
     """Every later cell would wait behind it, each to its own limit: the grader stops the notebook there."""
-    out = tmp_path / "grades.csv"
-    run = run_grader(f"submissions/{SWALLOWED}", "--cell-timeout", str(CELL_TIMEOUT), "--out", str(out), "--quiet")
-    assert run.returncode == 0, run.stderr
-    assert [tuple(row) for row in read_csv(out)[1]] == given_below(expected_for(SWALLOWED))
+    assert [row for row in runaways if row[0] == SWALLOWED] == given_below(expected_for(SWALLOWED))
 
 
 def test_a_notebook_past_the_total_limit_is_stopped_and_the_rest_still_counts(tmp_path):
+    """The cell limit above the total: the total stops the endless loop's cell (3 s, 6 s confirmed)."""
     out = tmp_path / "grades.csv"
-    run = run_grader(f"submissions/endless_loop/{NB1}.ipynb", "--cell-timeout", str(CELL_TIMEOUT),
-                     "--timeout", "6", "--out", str(out), "--quiet")
+    run = run_grader(f"submissions/endless_loop/{NB1}.ipynb", "--cell-timeout", "10",
+                     "--timeout", "3", "--out", str(out), "--quiet")
     assert run.returncode == 0, run.stderr
     _, rows = read_csv(out)
-    stopped = "stopped: the notebook ran past the total limit (12 s)"  # confirmed by a run with limits doubled
+    stopped = "stopped: the notebook ran past the total limit (6 s)"  # confirmed by a run with limits doubled
     assert [row[2:6] for row in rows] == [["1.1", "2", "2", "solved"], ["1.2", "1", "1", "solved"]] + [
         [e.id, "0", str(e.points), stopped] for e in COURSE.notebook(NB1).exercises[2:]]
     assert rows[0][0] == "endless_loop"  # a file given alone: named after its folder
@@ -55,7 +63,7 @@ def test_without_its_provisioner_the_grader_starts_kernels_the_plain_way(monkeyp
 
     monkeypatch.setattr(fork_server, "PROVISIONER_NAME", "looplab-not-registered")
     monkeypatch.chdir(WORKDIR)
-    options = grade.GradingOptions(jobs=1, cell_timeout=CELL_TIMEOUT)
+    options = grade.GradingOptions(jobs=1, cell_timeout=GENEROUS_CELL_TIMEOUT)  # no runaway here
     with ThreadPoolExecutor(1) as thread:  # its own thread: an earlier test may leave this one's event loop running
         result = thread.submit(grade.grade, [f"submissions/partial/{NB1}.ipynb"], options).result()
     assert any("provisioner is not registered" in note for note in result.notes), result.notes

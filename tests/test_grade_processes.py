@@ -17,7 +17,8 @@ import pytest
 from looplab.checks.core import CheckTimeout, time_limit, time_limit_seconds
 from looplab.course import COURSE
 from looplab.grade.kernels import cgroups, process_tree
-from tests.test_grade import CELL_TIMEOUT, ENDLESS, NB1, WORKDIR, expected_for, given_below, read_csv
+from tests.test_grade import (CELL_TIMEOUT, ENDLESS, NB1, RUNAWAY_ENV, WORKDIR, expected_for, given_below,
+                              read_csv)
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "grading_fixtures"))
 import make_fixtures  # noqa: E402
@@ -199,12 +200,12 @@ def test_a_detached_child_is_gone_before_the_gradebook_is_written_and_sleeping_c
 
 
 def test_without_a_cgroup_an_endless_loop_is_stopped_by_its_cpu_time_read_from_proc(tmp_path):
-    """The /proc way, graded: the same rows as the cgroup way (tests/test_grade_limits.py)."""
+    """The /proc way, graded under the same short limits: the same rows as the cgroup way (tests/test_grade_limits.py)."""
     needs("0")
     out = tmp_path / "grades.csv"
     run = subprocess.run([sys.executable, "-m", "looplab.grade", f"submissions/{ENDLESS}", "--isolation", "none",
                           "--cell-timeout", str(CELL_TIMEOUT), "--out", str(out), "--quiet"], cwd=WORKDIR,
-                         capture_output=True, text=True, timeout=600, env=dict(os.environ, LOOPLAB_GRADE_CGROUPS="0"))
+                         capture_output=True, text=True, timeout=600, env=dict(RUNAWAY_ENV, LOOPLAB_GRADE_CGROUPS="0"))
     assert run.returncode == 0, run.stderr
     assert [tuple(row) for row in read_csv(out)[1]] == given_below(expected_for(ENDLESS))
 

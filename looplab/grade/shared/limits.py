@@ -25,19 +25,27 @@ times what its limits say: once, then twice over.
 
 from __future__ import annotations
 
+import os
+
+# For the test suite only: LOOPLAB_GRADE_LIMIT_SCALE multiplies the three limits below that have no
+# command-line option (AFTER_A_STOP, CHECK_SECONDS, STUCK_GRACE), as --cell-timeout and --timeout set the
+# others, so that its runaway fixtures (tests/test_grade_limits.py) cost seconds rather than tens of seconds.
+# Their order holds at any factor; an instructor never sets it (1: the values below).
+LIMIT_SCALE = float(os.environ["LOOPLAB_GRADE_LIMIT_SCALE"]) if os.environ.get("LOOPLAB_GRADE_LIMIT_SCALE") else 1
+
 DEFAULT_CELL_TIMEOUT = 10  # CPU seconds a learner's cell may use (--cell-timeout)
 WALL_FACTOR = 3  # each limit's wall-clock bound: this many times its CPU seconds (for code that sleeps)
 CONFIRM_FACTOR = 2  # a stop is confirmed by a second run with every limit this many times longer
-AFTER_A_STOP = 3  # CPU seconds each later cell of a notebook may run once one of its cells was stopped
+AFTER_A_STOP = 3 * LIMIT_SCALE  # CPU seconds each later cell of a notebook may run once one of its cells was stopped
 # A check's own limit while grading (the grader sets LOOPLAB_CHECK_SECONDS; 10 s in the learner's
 # notebook). Below AFTER_A_STOP, so a learner's check cell after a stop ends by the check's own limit,
 # with the check's words, rather than by the cell's.
-CHECK_SECONDS = 2  # CPU seconds of the kernel (checks/core.py time_limit: ITIMER_PROF), WALL_FACTOR x by the clock
+CHECK_SECONDS = 2 * LIMIT_SCALE  # CPU seconds of the kernel (checks/core.py time_limit: ITIMER_PROF), WALL_FACTOR x by the clock
 DEFAULT_TIMEOUT = 300  # CPU seconds, the whole notebook (--timeout)
 # After a stopped cell, how long the kernel has to answer a request: one that does not is still running
 # that cell (it caught the interrupt), and the grader stops the notebook there rather than let every
 # later cell wait its own limit behind it.
-STUCK_GRACE = 2  # CPU seconds (a loop that catches the interrupt goes on spinning), WALL_FACTOR x by the clock
+STUCK_GRACE = 2 * LIMIT_SCALE  # CPU seconds (a loop that catches the interrupt goes on spinning), WALL_FACTOR x by the clock
 # How often the grader reads a running notebook's CPU time (and, without a cgroup, its memory and tasks).
 POLL_SECONDS = 0.05
 
