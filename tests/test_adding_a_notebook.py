@@ -20,7 +20,6 @@ import csv
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -31,6 +30,7 @@ import pytest
 
 from authoring import adding
 from authoring.learner_notebooks import BEGIN, END, generate, manifest_disagreements
+from tests.test_regenerate import copy_of_the_course
 from looplab.course import COURSE, Course, Notebook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -182,10 +182,6 @@ def fork(tmp_path_factory):
 
 # --- the documented way, in a copy of the repository ----------------------------------------------------
 
-# What the copy holds: what `make notebooks` reads and writes.
-COPIED = ("looplab", "solutions", "notebooks", "authoring", "docs", "README.md")
-
-
 def digests(folder: Path) -> dict[str, str]:
     return {path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
             for path in sorted(folder.rglob("*")) if path.is_file() and "__pycache__" not in path.parts}
@@ -202,13 +198,7 @@ def add_the_manifest_entry(course_py: Path, entry: str) -> None:
 @pytest.fixture(scope="module")
 def added_the_documented_way(tmp_path_factory):
     """A copy of the course, the notebook added by writing only the listed files, then `make notebooks`."""
-    copy = tmp_path_factory.mktemp("course")
-    for relative in COPIED:
-        if (ROOT / relative).is_file():
-            shutil.copy(ROOT / relative, copy / relative)
-        else:
-            shutil.copytree(ROOT / relative, copy / relative,
-                            ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+    copy = copy_of_the_course(tmp_path_factory.mktemp("course"))
     (copy / "tests").mkdir()
     before = digests(copy)
 

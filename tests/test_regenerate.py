@@ -19,14 +19,20 @@ ROOT = Path(__file__).resolve().parent.parent
 COPIED = ("looplab", "solutions", "notebooks", "authoring", "docs", "README.md")
 
 
-def test_regenerating_an_unchanged_course_changes_nothing(tmp_path):
-    course = tmp_path / "course"
+def copy_of_the_course(course: Path) -> Path:
+    """What `make notebooks` reads and writes, copied into `course` (made if need be)."""
+    course.mkdir(parents=True, exist_ok=True)
     for relative in COPIED:
         if (ROOT / relative).is_file():
             shutil.copy(ROOT / relative, course / relative)
         else:
             shutil.copytree(ROOT / relative, course / relative,
                             ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+    return course
+
+
+def test_regenerating_an_unchanged_course_changes_nothing(tmp_path):
+    course = copy_of_the_course(tmp_path / "course")
     env = {**os.environ, "PYTHONPATH": str(course)}  # the kernels import the copy's looplab, too
     env.pop("ANTHROPIC_API_KEY", None)
     run = subprocess.run([sys.executable, "-m", "authoring", "notebooks"], cwd=course, env=env,
