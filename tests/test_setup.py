@@ -151,7 +151,7 @@ def test_stopping_the_lab_leaves_nothing_behind(tmp_path, how):
             lab.send_signal(signal.SIGTERM)
         else:
             os.killpg(lab.pid, signal.SIGINT)
-        assert lab.wait(timeout=20) is not None
+        assert lab.wait(timeout=60) is not None  # a busy machine (the other test worker) slows the shutdown
     finally:
         if lab.poll() is None:
             os.killpg(lab.pid, signal.SIGKILL)
