@@ -37,3 +37,66 @@ def test_the_run_of_show_counts_every_notebook():
     for notebook in COURSE.notebooks:
         assert f"| `{notebook.stem}` |" in show
     assert f"| all | | | {len(COURSE.exercises)} |" in show
+
+
+# --- the plans and the time model behind them -------------------------------------------------------
+
+from authoring import time_model, workshop_plans  # noqa: E402
+
+
+def test_every_plan_fits_its_slot_with_its_opening_breaks_and_closing():
+    for plan in workshop_plans.plans():
+        slot = plan.slot
+        assert plan.minutes <= slot.minutes, f"{slot.name}: {plan.minutes} minutes for a {slot.minutes}-minute slot"
+        pauses = [step.pause for step in plan.steps if step.pause is not None]
+        assert pauses[0] == slot.opening and pauses[-1] == slot.closing
+        assert set(slot.breaks) <= set(pauses), f"{slot.name} lost a break"
+        for before, after in zip(plan.steps, plan.steps[1:]):
+            assert after.start == before.end, f"{slot.name}: a gap or an overlap at {workshop_plans.clock(after.start)}"
+
+
+def test_the_two_hour_plan_is_two_hours_and_leaves_the_rest_as_homework():
+    two_hours = workshop_plans.plans()[0]
+    assert two_hours.slot.minutes == 120 and two_hours.minutes <= 120
+    assert two_hours.homework, "the whole course does not fit two hours: something must be homework"
+
+
+def test_each_plan_takes_the_course_in_order_and_nothing_is_lost():
+    everything = time_model.course_stretches()
+    for plan in workshop_plans.plans():
+        assert plan.in_the_room + list(plan.homework) == everything
+        assert sorted(plan.cut_list(), key=everything.index) == plan.in_the_room
+        cuts = plan.cut_list()
+        graded = [stretch.graded for stretch in cuts]
+        assert graded == sorted(graded), "ungraded rests are cut before any exercise"
+
+
+def test_the_guide_shows_every_plan_with_its_checkpoints_and_cut_list():
+    text = guide.generated()
+    for plan in workshop_plans.plans():
+        section = text.split(f"### {plan.slot.name}: ")[1].split("\n### ")[0].split("\n## ")[0]
+        for stretch in plan.in_the_room:
+            if stretch.graded:
+                assert f"checked {stretch.exercise} " in section
+        assert "Behind at a checkpoint?" in section
+
+
+def test_slower_reading_moves_work_to_homework(monkeypatch):
+    before = len(workshop_plans.plans()[0].in_the_room)
+    monkeypatch.setattr(time_model, "WORDS_PER_MINUTE", 50)
+    after = workshop_plans.plans()[0]
+    assert len(after.in_the_room) < before and after.minutes <= 120
+
+
+def test_a_solution_line_is_code_the_learner_writes():
+    source = 'def f(x):\n    """Why.\n\n    More."""\n    # a comment\n\n    return x + 1\n'
+    assert time_model.solution_lines(source) == 2
+    assert time_model.solution_lines("x = (\n") == 1  # a cell that does not parse still counts its lines
+
+
+def test_a_stretch_costs_its_prose_cells_lines_and_instructions():
+    notebook = time_model.COURSE.notebooks[0]
+    reading = time_model.Stretch(notebook, None, words=300, cells=4)
+    assert reading.minutes == 300 // time_model.WORDS_PER_MINUTE + 1  # 2 + 1 minute of cells
+    exercise = time_model.Stretch(notebook, "1.1", words=0, cells=0, lines=10, instructions=5)
+    assert exercise.minutes == 3 + 3 + 2
