@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
                   str(Path(args.out).parent / UNMATCHED_FILE) if roster is not None else None, args.roster or "")
     notes = list(result.notes) + [duplicate.note() for duplicate in duplicates(rows)]
     notes += [group.note() for group in result.identical]
+    notes += [f"{row.learner} ({row.file}): {row.review}" for row in result.rows if row.review]
     unknown = not_graded(matches, graded)
     notes += [NOT_GRADED.format(learners=", ".join(unknown))] if unknown else []
     notes += write_exports(asked, result.rows, result.feedback, roster, elapsed, isolation, result.identical, graded)
