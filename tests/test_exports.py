@@ -30,7 +30,7 @@ from looplab.grade.exports.class_report import ClassReport, failures, relative_l
 from looplab.grade.exports.gradescope import results
 from looplab.grade.exports.spreadsheet import FORMULA_STARTS, one_line, safe_cell
 from looplab.grade.rows.roster import Roster, RosterError, read_roster
-from tests.class_rows import CALC, CLASS_COURSE, NB1, NB2, class_rows
+from tests.class_rows import CALC, CLASS_COURSE, MAX, NB1, NB2, class_rows
 from tests.test_grade import SUBMISSIONS, read_csv, run_grader
 
 REPO = Path(__file__).resolve().parents[1]
@@ -243,6 +243,36 @@ def test_the_report_page_stands_alone_and_escapes_names(roster):
     assert 'data-learner="zoe"' in page  # a roster student without a submission has a line
 
 
+@pytest.fixture
+def sixteen(tmp_path):
+    """The made-up class with a roster of sixteen (tests/class_rows.py), keyed as the command line keys it."""
+    from looplab.grade.rows.class_gradebook import keyed_to_roster
+    from tests.class_rows import roster_text, sixteen_students_rows
+    path = tmp_path / "class.csv"
+    path.write_text(roster_text(), encoding="utf-8")
+    class_list = read_roster(path)
+    return keyed_to_roster(sixteen_students_rows(), class_list), class_list
+
+
+def test_the_report_orders_exercises_worst_first_and_learners_lowest_first(sixteen):
+    rows, class_list = sixteen
+    report = ClassReport(rows, roster=class_list, course=CLASS_COURSE)
+    worst = [exercise.id for _, exercise in report.exercise_order(worst_first=True)]
+    assert worst[0] == "1.2" and worst[-1] == "2.1"  # 3/9 solved; 3/3
+    assert [exercise.id for _, exercise in report.exercise_order(worst_first=False)] == list(MAX)
+    page = report.html()
+    assert '<tr data-exercise="1.2" data-solved="3" data-graded="9">' in page and "3/9 solved" in page
+    lowest = sorted(report.standings(), key=lambda one: (one.points, one.solved, one.name.casefold()))
+    assert lowest[0].points == 0 and lowest[-1].name == "Alice Smith"
+    assert {one.name for one in lowest} >= {"José Núñez", "Νίκος Παπαδάκης", "Lea Lind", "王小明"}  # roster names
+    assert report.summary().startswith("16 student(s) on the roster, 11 handed something in;")
+    assert "Canvas" not in page  # none was asked for
+    stranger = rows + [Row("zed", NB1, "1.1", 0, 2, "not solved", "x", "submissions/zed/01.ipynb")]
+    assert "left out of the Canvas file" in ClassReport(stranger, roster=class_list, course=CLASS_COURSE, canvas=True).html()
+    assert "Canvas" not in ClassReport(stranger, roster=class_list, course=CLASS_COURSE).html()
+    assert 'data-review="yes"' in page and 'id="review"' in page and "<script" not in page
+
+
 def test_feedback_links_are_relative_to_the_page(tmp_path):
     links = relative_links({"a.ipynb": tmp_path / "feedback" / "a b" / "n#1.ipynb"}, tmp_path / "out" / "report.html")
     assert links == {"a.ipynb": "../feedback/a%20b/n%231.ipynb"}
@@ -291,7 +321,7 @@ def test_the_command_line_warns_about_learners_not_on_the_roster(exported):
 def test_the_command_line_writes_the_report_with_links_to_feedback(exported):
     tmp, _ = exported
     page = (tmp / "report" / "class.html").read_text(encoding="utf-8")
-    links = re.findall(r'<a href="([^"]+)">', page)
+    links = [link for link in re.findall(r'<a href="([^"]+)">', page) if not link.startswith("#")]  # not the views
     assert links and all((tmp / "report" / link).resolve().is_file() for link in links)
     assert "../feedback/partial/01_one_tool_call.ipynb" in links
     assert 'data-learner="stub"' in page and 'id="not-on-roster"' in page

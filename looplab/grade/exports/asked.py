@@ -64,7 +64,7 @@ def write_exports(asked: Asked, rows: list[Row], feedback: dict[str, Path], rost
         write_canvas(rows, roster, Path(asked.canvas), missing=asked.canvas_missing)
         notes += class_list_warning(roster, asked.roster_path)
     if asked.report:
-        write_report(rows, Path(asked.report), feedback, roster, identical=identical)
+        write_report(rows, Path(asked.report), feedback, roster, identical=identical, canvas=bool(asked.canvas))
     if asked.gradescope:
         warnings = [] if isolation.sandboxed else [not_isolated(isolation.problem)]
         write_results(rows, Path(asked.gradescope), elapsed, asked.gradescope_visibility, warnings)
