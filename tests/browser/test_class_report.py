@@ -2,9 +2,9 @@
 
 The page must stand on its own (no request leaves file://), show each learner x exercise cell with its
 status, the pass rates, and the failure messages of an exercise ranked by how many learners hit them,
-each learner linking to their feedback notebook. The screenshot (artifacts/class_report.png) is the
-one in the repository before; docs/report.png is the first screen. On a laptop's screen (1366 x 768) its first screen answers both questions, "which
-exercise is the class stuck on" and "who needs help" (artifacts/class_report_first_screen.png), and the
+each learner linking to their feedback notebook (the whole page: artifacts/class_report.png). On a
+laptop's screen (1366 x 768) its first screen answers both questions, "which exercise is the class stuck
+on" and "who needs help" (artifacts/class_report_first_screen.png, the one in docs/report.png), and the
 other orders are static views, reached by a link, with no script.
 """
 
