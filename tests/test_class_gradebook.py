@@ -17,6 +17,7 @@ from looplab.course import COURSE
 from looplab.grade.rows.roster import read_roster
 from looplab.grade.submissions import lms
 from looplab.grade.submissions.finding import learner_from_file
+from tests.test_reference_text import pasted_calculator_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 NB1 = COURSE.notebooks[0].stem
@@ -105,13 +106,13 @@ def graded(tmp_path_factory):
         f"submission_900001/{NB1}.ipynb": stub,  # Gradescope
         f"erin-{NB1}.ipynb": complete,  # a browser's first download...
         f"erin-{NB1} (1).ipynb": stub,  # ... and its second, which counts
-        f"zed/{NB1}.ipynb": complete,  # not on the roster
     }
     files |= {unicodedata.normalize("NFD", name): complete if email == "jose@school.edu" else stub
               for _, _, email, name in SCRIPTS}
     for name, source in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(source, folder / name)
+    pasted_calculator_notebook(complete, folder / "zed" / f"{NB1}.ipynb")  # not on the roster; the reference typed in
     (folder / "submission_metadata.yml").write_text("submission_900001:\n  :submitters:\n  - :name: Dana Diaz\n")
     roster = tmp / "class.csv"
     roster.write_text("id,name,email\n" + "".join(f"{i},{n},{e}\n" for i, n, e in STUDENTS), encoding="utf-8")
@@ -186,3 +187,13 @@ def test_every_student_in_every_script_has_their_points_in_the_canvas_file(grade
     assert "zed" not in canvas
     with open(tmp / "unmatched.csv", newline="", encoding="utf-8-sig") as handle:
         assert [row["learner"] for row in csv.DictReader(handle)] == ["zed"]
+
+
+def test_the_reference_typed_in_keeps_its_points_and_is_flagged_for_review(graded):
+    """zed's 1.1 is looplab/tools.py's calculator, renamed and reformatted: solved, and the review column says so."""
+    tmp, stderr = graded
+    rows = {row["exercise"]: row for row in read(tmp / "grades.csv") if row["learner"] == "zed"}
+    assert rows["1.1"]["status"] == "solved" and rows["1.1"]["points"] == "2"
+    assert rows["1.1"]["review"].startswith("to review: exercise 1.1's cell holds the course's reference code")
+    assert rows["1.2"]["review"] == rows["1.3"]["review"] == ""
+    assert f"zed (submissions/zed/{NB1}.ipynb): to review: exercise 1.1" in stderr

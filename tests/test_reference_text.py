@@ -143,3 +143,20 @@ def test_the_solution_and_the_stub_are_not_flagged():
         for notebook in COURSE.notebooks:
             read = nbformat.read(ROOT / stem / f"{notebook.stem}.ipynb", as_version=4)
             assert [review(read, exercise) for exercise in notebook.exercises] == [""] * len(notebook.exercises)
+
+
+def pasted_calculator_notebook(solution: Path, out: Path) -> None:
+    """Notebook 1's solution, its 1.1 cell replaced by looplab/tools.py's calculator and helpers typed in,
+    disguised (tests/test_class_gradebook.py grades it for real: solved, and flagged for review)."""
+    tree = module_tree("looplab.tools")
+    kept = [node for node in tree.body[1:]  # not the module's docstring
+            if not (isinstance(node, ast.FunctionDef) and node.name in ("run_tool", "is_error"))
+            and not (isinstance(node, ast.Assign) and any(getattr(target, "id", "") in (
+                "CALCULATOR_TOOL", "TOOLS", "_REGISTRY") for target in node.targets))]
+    source = ast.unparse(Disguised().visit(ast.Module(body=kept, type_ignores=[]))).replace("my_calculator(", "calculator(")
+    notebook = nbformat.read(solution, as_version=4)
+    for cell in notebook.cells:
+        if cell.metadata.get("looplab", {}).get("exercise") == "1.1":
+            cell.source = "# my calculator\n" + source
+    out.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, out)
