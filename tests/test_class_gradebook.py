@@ -197,3 +197,5 @@ def test_the_reference_typed_in_keeps_its_points_and_is_flagged_for_review(grade
     assert rows["1.1"]["review"].startswith("to review: exercise 1.1's cell holds the course's reference code")
     assert rows["1.2"]["review"] == rows["1.3"]["review"] == ""
     assert f"zed (submissions/zed/{NB1}.ipynb): to review: exercise 1.1" in stderr
+    wide = {row["learner"]: row for row in read(tmp / "wide.csv")}
+    assert "1.1: to review" in wide["zed"]["notes"]
