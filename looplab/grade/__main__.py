@@ -54,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     exports = parser.add_argument_group("exports")
     exports.add_argument("--report", metavar="FILE", help="also write the class report, one HTML page, here")
-    exports.add_argument("--canvas", metavar="FILE", help="also write a Canvas gradebook CSV here (needs --roster)")
+    exports.add_argument("--canvas", metavar="FILE", help="also write a Canvas gradebook CSV here (needs --roster: Canvas's own gradebook "
+                              "export, whose ids Canvas's import matches)")
     exports.add_argument("--roster", metavar="FILE",
                          help="the class: a class list (id, name, email) or a Canvas gradebook export; the gradebook "
                               "then has every student and every notebook, missing ones 'not submitted'")

@@ -319,13 +319,13 @@ class ClassReport:
     def standings(self) -> list[Standing]:
         maximum = sum(max_points(notebook) for notebook in self.notebooks)
         exercises = self.exercises()
-        on_roster = set(self.not_on_roster)
+        strangers = set(self.not_on_roster)
         found = []
         for learner in self.names:
             handed_in = self.learners.get(learner, {})
             solved = sum(handed_in[nb.stem].solved(e.id) for nb, e in exercises if nb.stem in handed_in)
             found.append(Standing(learner, self.shown_name(learner), sum(h.points for h in handed_in.values()),
-                                  maximum, solved, len(exercises), learner not in on_roster))
+                                  maximum, solved, len(exercises), learner not in strangers))
         return found
 
     def learner_line(self, standing: Standing) -> str:

@@ -156,7 +156,7 @@ def largest_shared(sources: list[str], module: str, smallest: int = SMALLEST_PIE
             continue
         try:
             found = pieces(tree, max(smallest, largest + 1))
-        except RecursionError:  # nested deeper than Python's own limits: not the course's code
+        except (RecursionError, MemoryError):  # nested deeper than Python's own limits: not the course's code
             continue
         largest = max([largest] + [size for piece, size in found.items() if piece in reference])
     return largest
