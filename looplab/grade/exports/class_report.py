@@ -294,8 +294,9 @@ class ClassReport:
         counts = WORDS["solved_of"].format(solved=solved, graded=len(handed)) if handed else WORDS["no_graded"]
         if ranked:
             top = ranked[0]
+            message = top.message.removeprefix(f"{top.status}: ")  # "not written yet: not written yet: ..." once
             said = WORDS["most_hit"].format(count=len(top.learners), status=top.status)
-            detail = f"{said}: {top.message}" if top.message else said
+            detail = f"{said}: {message}" if message else said
         else:
             detail = WORDS["everyone_solved"] if handed else ""
         return (f'<tr data-exercise="{exercise.id}" data-solved="{solved}" data-graded="{len(handed)}">'
