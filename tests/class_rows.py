@@ -67,3 +67,30 @@ def class_rows() -> list[Row]:
     rows.append(Row("uma", "", "", 0, None, "no notebook found", "this folder holds no .ipynb file",
                     "submissions/uma"))
     return rows
+
+
+# The same class as a roster of sixteen students, names in several scripts, seven of them not in `class_rows`
+# (two hand in notebook 1 under their own names, five hand nothing in), and one learner's 1.1 flagged for review
+# (the course's reference code typed in): the class report's two questions, answered on a laptop's first screen.
+CLASS_LIST = [("s01", "Ada Lovelace", "=2+3"), ("s02", "Alice Smith", "alice"), ("s03", "Bob Brown", "bob"),
+              ("s04", "Chen Li", "chen"), ("s05", "Dana Díaz", "dana"), ("s06", "Quinn Quirke", "quinn"),
+              ("s07", "Ravi Rao", "ravi"), ("s08", "Tina Tan", "tina"), ("s09", "Uma Ueda", "uma"),
+              ("s10", "José Núñez", "jose"), ("s11", "Νίκος Παπαδάκης", "nikos"), ("s12", "Иван Петров", "ivan"),
+              ("s13", "王小明", "wang"), ("s14", "محمد علي", "mohammed"), ("s15", "Zoë O'Brien", "zoe"),
+              ("s16", "Lea Lind", "lea")]
+REVIEW_NOTE = "to review: exercise 1.1's cell holds the course's reference code (looplab/tools.py), ..."
+
+
+def roster_text() -> str:
+    return "id,name,email\n" + "".join(f"{i},{name},{login}@school.edu\n" for i, name, login in CLASS_LIST)
+
+
+def sixteen_students_rows() -> list[Row]:
+    """class_rows() and two more learners, under their LMS names (Canvas's `núñezjosé`, Moodle's Greek folder)."""
+    rows = class_rows()
+    rows += notebook_rows("núñezjosé", NB1, *solved("1.1", "1.2", "1.3"))
+    rows += notebook_rows("Νίκος Παπαδάκης", NB1, *solved("1.1", "1.3"), ("1.2", "not solved", CALC))
+    for row in rows:
+        if row.learner == "alice" and row.exercise == "1.1":
+            row.review = REVIEW_NOTE
+    return rows

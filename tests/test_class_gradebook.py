@@ -8,6 +8,7 @@ import csv
 import shutil
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from looplab.course import COURSE
 from looplab.grade.rows.roster import read_roster
 from looplab.grade.submissions import lms
 from looplab.grade.submissions.finding import learner_from_file
+from tests.test_reference_text import pasted_calculator_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 NB1 = COURSE.notebooks[0].stem
@@ -77,6 +79,16 @@ STUDENTS = [("s01", "Alice Martin", "alice@school.edu"), ("s02", "Bob Smith", "b
             ("s05", "Erin Park", "erin@school.edu")] + [
             (f"s{n:02}", f"Student {name}", f"{name.lower()}@school.edu")
             for n, name in zip(range(6, 13), ["Fay", "Gil", "Hana", "Ivo", "Jun", "Kai", "Lea"])]
+# Students in other scripts, each handing notebook 1 in under another LMS's name (tests/test_names.py reads
+# every such name without a kernel; here they are graded, their names unzipped in NFD as macOS does).
+SCRIPTS = [("s13", "José Núñez", "jose@school.edu", f"núñezjosé_LATE_1010_4242_{NB1}.ipynb"),  # Canvas
+           ("s14", "Νίκος Παπαδάκης", "nikos@school.edu", f"Νίκος Παπαδάκης_556677_assignsubmission_file_/{NB1}.ipynb"),
+           ("s15", "Иван Петров", "ivan@school.edu", f"иван-петров-{NB1} (1).ipynb"),  # a browser's copy
+           ("s16", "王小明", "wang@school.edu", f"王小明_1012_4244_{NB1}.ipynb"),  # Canvas
+           ("s17", "محمد علي", "mohammed@school.edu", f"عليمحمد_1013_4245_{NB1}.ipynb")]  # Canvas, last name first
+STUDENTS += [(i, n, e) for i, n, e, _ in SCRIPTS]
+HANDED_IN = ["alice@school.edu", "bob.smith@school.edu", "chen.li@school.edu", "dana@school.edu",
+             "erin@school.edu"] + [e for _, _, e, _ in SCRIPTS]
 
 
 @pytest.fixture(scope="module")
@@ -94,17 +106,20 @@ def graded(tmp_path_factory):
         f"submission_900001/{NB1}.ipynb": stub,  # Gradescope
         f"erin-{NB1}.ipynb": complete,  # a browser's first download...
         f"erin-{NB1} (1).ipynb": stub,  # ... and its second, which counts
-        f"zed/{NB1}.ipynb": complete,  # not on the roster
     }
+    files |= {unicodedata.normalize("NFD", name): complete if email == "jose@school.edu" else stub
+              for _, _, email, name in SCRIPTS}
     for name, source in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(source, folder / name)
+    pasted_calculator_notebook(complete, folder / "zed" / f"{NB1}.ipynb")  # not on the roster; the reference typed in
     (folder / "submission_metadata.yml").write_text("submission_900001:\n  :submitters:\n  - :name: Dana Diaz\n")
     roster = tmp / "class.csv"
-    roster.write_text("id,name,email\n" + "".join(f"{i},{n},{e}\n" for i, n, e in STUDENTS))
+    roster.write_text("id,name,email\n" + "".join(f"{i},{n},{e}\n" for i, n, e in STUDENTS), encoding="utf-8")
     run = subprocess.run([sys.executable, "-m", "looplab.grade", folder, "--roster", roster, "--out",
-                          tmp / "grades.csv", "--wide", tmp / "wide.csv", "--cell-timeout", "30", "--jobs", "2",
-                          "--quiet"], capture_output=True, text=True, timeout=600, cwd=tmp)
+                          tmp / "grades.csv", "--wide", tmp / "wide.csv", "--canvas", tmp / "canvas.csv",
+                          "--cell-timeout", "30", "--jobs", "2", "--quiet"],
+                         capture_output=True, text=True, timeout=600, cwd=tmp)
     assert run.returncode == 0, run.stderr
     return tmp, run.stderr
 
@@ -126,24 +141,25 @@ def test_every_student_gets_every_notebook_and_the_last_copy_counts(graded):
         if row["status"] != "not submitted":
             points.setdefault((row["learner"], row["file"]), 0)
             points[(row["learner"], row["file"])] += int(row["points"])
-    assert {learner for learner, _ in points} == {"alice@school.edu", "bob.smith@school.edu", "chen.li@school.edu",
-                                                  "dana@school.edu", "erin@school.edu", "zed"}
+    assert {learner for learner, _ in points} == set(HANDED_IN) | {"zed"}
     missing = [row for row in rows if row["status"] == "not submitted"]
-    assert len(missing) == 7 * len(COURSE.exercises) + 5 * (len(COURSE.exercises) - len(COURSE.notebooks[0].exercises))
+    assert len(missing) == 7 * len(COURSE.exercises) + len(HANDED_IN) * (
+        len(COURSE.exercises) - len(COURSE.notebooks[0].exercises))
     assert all(row["points"] == "0" and row["file"] == "" for row in missing)
 
 
 def test_the_wide_gradebook_has_a_total_per_student_and_the_flags(graded):
     tmp, _ = graded
     wide = {row["learner"]: row for row in read(tmp / "wide.csv")}
-    assert list(wide)[:12] == [email for _, _, email in STUDENTS] and list(wide)[12:] == ["zed"]
+    assert list(wide)[:-1] == [email for _, _, email in STUDENTS] and list(wide)[-1:] == ["zed"]
     expected = {"alice@school.edu": NB1_POINTS, "bob.smith@school.edu": NB1_POINTS, "chen.li@school.edu": NB1_POINTS,
-                "dana@school.edu": 0, "erin@school.edu": 0, "fay@school.edu": 0, "zed": NB1_POINTS}
+                "dana@school.edu": 0, "erin@school.edu": 0, "fay@school.edu": 0, "zed": NB1_POINTS,
+                "jose@school.edu": NB1_POINTS, "wang@school.edu": 0}
     for learner, total in expected.items():
         assert int(wide[learner]["total"]) == total, learner
         assert int(wide[learner]["maximum"]) == MAXIMUM
         assert int(wide[learner][NB1]) == total
-    assert wide["bob.smith@school.edu"]["name"] == "Bob Smith"
+    assert wide["bob.smith@school.edu"]["name"] == "Bob Smith" and wide["jose@school.edu"]["name"] == "José Núñez"
     assert f"{NB1}: 2 copies, the last counts" in wide["bob.smith@school.edu"]["notes"]
     assert f"{NB1}: 2 copies, the last counts" in wide["erin@school.edu"]["notes"]
     assert wide["zed"]["notes"].startswith("not on the roster")
@@ -154,4 +170,32 @@ def test_the_instructor_is_told_of_copies_and_strangers(graded):
     _, stderr = graded
     assert "bob.smith@school.edu handed in 2 copies of 01_one_tool_call: the last one counts" in stderr
     assert "smithbob_LATE_12345_678950" in stderr.split("bob.smith@school.edu handed in")[1].split("\n")[0]
-    assert "not on the roster (their rows are in the gradebook, under their own names): zed" in stderr
+    assert "not on the roster (their rows are in the gradebook, under their own names; a Canvas file leaves them " \
+           "out): zed" in stderr
+    assert "--canvas with a class list as the roster" in stderr  # Canvas wants its own export
+
+
+def test_every_student_in_every_script_has_their_points_in_the_canvas_file(graded):
+    tmp, _ = graded
+    with open(tmp / "canvas.csv", newline="", encoding="utf-8-sig") as handle:
+        canvas = {row["SIS Login ID"]: row for row in csv.DictReader(handle)}
+    title = COURSE.notebooks[0].title
+    assert {email: canvas[email]["Student"] for _, _, email, _ in SCRIPTS} == {e: n for _, n, e, _ in SCRIPTS}
+    assert canvas["jose@school.edu"][title] == str(NB1_POINTS)
+    assert all(canvas[email][title] == "0" for email in HANDED_IN[6:])  # stubs, handed in: 0 points
+    assert canvas["fay@school.edu"][title] == "0"  # nothing handed in: 0 too
+    assert "zed" not in canvas
+    with open(tmp / "unmatched.csv", newline="", encoding="utf-8-sig") as handle:
+        assert [row["learner"] for row in csv.DictReader(handle)] == ["zed"]
+
+
+def test_the_reference_typed_in_keeps_its_points_and_is_flagged_for_review(graded):
+    """zed's 1.1 is looplab/tools.py's calculator, renamed and reformatted: solved, and the review column says so."""
+    tmp, stderr = graded
+    rows = {row["exercise"]: row for row in read(tmp / "grades.csv") if row["learner"] == "zed"}
+    assert rows["1.1"]["status"] == "solved" and rows["1.1"]["points"] == "2"
+    assert rows["1.1"]["review"].startswith("to review: exercise 1.1's cell holds the course's reference code")
+    assert rows["1.2"]["review"] == rows["1.3"]["review"] == ""
+    assert f"zed (submissions/zed/{NB1}.ipynb): to review: exercise 1.1" in stderr
+    wide = {row["learner"]: row for row in read(tmp / "wide.csv")}
+    assert "1.1: to review" in wide["zed"]["notes"]

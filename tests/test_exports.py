@@ -30,7 +30,7 @@ from looplab.grade.exports.class_report import ClassReport, failures, relative_l
 from looplab.grade.exports.gradescope import results
 from looplab.grade.exports.spreadsheet import FORMULA_STARTS, one_line, safe_cell
 from looplab.grade.rows.roster import Roster, RosterError, read_roster
-from tests.class_rows import CALC, CLASS_COURSE, NB1, NB2, class_rows
+from tests.class_rows import CALC, CLASS_COURSE, MAX, NB1, NB2, class_rows
 from tests.test_grade import SUBMISSIONS, read_csv, run_grader
 
 REPO = Path(__file__).resolve().parents[1]
@@ -134,12 +134,12 @@ def test_the_canvas_file_has_a_row_per_student_and_a_column_per_notebook(roster)
     by_login = {row[3]: row[5:] for row in students}
     assert [row[0] for row in students] == [s["Student"] for s in roster.students]  # the roster's order
     assert by_login["alice"] == [5, 6]
-    assert by_login["quinn"] == [2, ""]  # the last of two submissions; notebook 2 not handed in
-    assert by_login["ravi"] == [0, ""]  # broken JSON of notebook 1: handed in, 0 points
-    assert by_login["CHEN"] == [0, ""]  # the login matched whatever its case
-    assert by_login["=2+3"] == [2, ""]
-    assert by_login["zoe"] == ["", ""]  # on the roster, nothing handed in
-    assert by_login[""] == ["", ""]  # Bob Brown: no login, and the learner "bob" is not his SIS User ID
+    assert by_login["quinn"] == [2, 0]  # the last of two submissions; notebook 2 not handed in: 0, as in the gradebook
+    assert by_login["ravi"] == [0, 0]  # broken JSON of notebook 1: handed in, 0 points
+    assert by_login["CHEN"] == [0, 0]  # the login matched whatever its case
+    assert by_login["=2+3"] == [2, 0]
+    assert by_login["zoe"] == [0, 0]  # on the roster, nothing handed in
+    assert by_login[""] == [0, 0]  # Bob Brown: no login, and the learner "bob" is not his SIS User ID
     assert export.not_on_roster == ["bob", "uma"]
     assert export.without_submission == ["S103", "zoe"]
 
@@ -157,7 +157,7 @@ def test_a_student_under_two_names_is_credited_with_the_copy_handed_in_last(rost
 def test_the_canvas_file_is_spreadsheet_safe(roster, tmp_path):
     out = tmp_path / "canvas.csv"
     write_canvas(class_rows(), roster, out, CLASS_COURSE)
-    table = read_text_csv(out.read_text(encoding="utf-8"))
+    table = read_text_csv(out.read_text(encoding="utf-8-sig"))
     row = next(row for row in table if row[1] == "102")
     assert row[:4] == ["'=HYPERLINK(\"http://x\")", "102", "s102", "'=2+3"]
     assert row[5] == "2"  # points stay numbers
@@ -243,6 +243,36 @@ def test_the_report_page_stands_alone_and_escapes_names(roster):
     assert 'data-learner="zoe"' in page  # a roster student without a submission has a line
 
 
+@pytest.fixture
+def sixteen(tmp_path):
+    """The made-up class with a roster of sixteen (tests/class_rows.py), keyed as the command line keys it."""
+    from looplab.grade.rows.class_gradebook import keyed_to_roster
+    from tests.class_rows import roster_text, sixteen_students_rows
+    path = tmp_path / "class.csv"
+    path.write_text(roster_text(), encoding="utf-8")
+    class_list = read_roster(path)
+    return keyed_to_roster(sixteen_students_rows(), class_list), class_list
+
+
+def test_the_report_orders_exercises_worst_first_and_learners_lowest_first(sixteen):
+    rows, class_list = sixteen
+    report = ClassReport(rows, roster=class_list, course=CLASS_COURSE)
+    worst = [exercise.id for _, exercise in report.exercise_order(worst_first=True)]
+    assert worst[0] == "1.2" and worst[-1] == "2.1"  # 3/9 solved; 3/3
+    assert [exercise.id for _, exercise in report.exercise_order(worst_first=False)] == list(MAX)
+    page = report.html()
+    assert '<tr data-exercise="1.2" data-solved="3" data-graded="9">' in page and "3/9 solved" in page
+    lowest = sorted(report.standings(), key=lambda one: (one.points, one.solved, one.name.casefold()))
+    assert lowest[0].points == 0 and lowest[-1].name == "Alice Smith"
+    assert {one.name for one in lowest} >= {"José Núñez", "Νίκος Παπαδάκης", "Lea Lind", "王小明"}  # roster names
+    assert report.summary().startswith("16 student(s) on the roster, 11 handed something in;")
+    assert "Canvas" not in page  # none was asked for
+    stranger = rows + [Row("zed", NB1, "1.1", 0, 2, "not solved", "x", "submissions/zed/01.ipynb")]
+    assert "left out of the Canvas file" in ClassReport(stranger, roster=class_list, course=CLASS_COURSE, canvas=True).html()
+    assert "Canvas" not in ClassReport(stranger, roster=class_list, course=CLASS_COURSE).html()
+    assert 'data-review="yes"' in page and 'id="review"' in page and "<script" not in page
+
+
 def test_feedback_links_are_relative_to_the_page(tmp_path):
     links = relative_links({"a.ipynb": tmp_path / "feedback" / "a b" / "n#1.ipynb"}, tmp_path / "out" / "report.html")
     assert links == {"a.ipynb": "../feedback/a%20b/n%231.ipynb"}
@@ -272,24 +302,26 @@ def test_a_learner_named_like_a_formula_is_text_in_every_csv(exported):
     rows = [row for row in everything if row[5] != "not submitted"]  # with a roster, every student is listed
     assert {row[0] for row in rows} == {"'=2+3", "partial", "stub"}
     assert [row[2:6] for row in rows if row[0] == "'=2+3"] == [row[2:6] for row in rows if row[0] == "stub"]
-    canvas = read_text_csv((tmp / "canvas.csv").read_text(encoding="utf-8"))
+    canvas = read_text_csv((tmp / "canvas.csv").read_text(encoding="utf-8-sig"))
     assert canvas[0][5:] == ["One tool call (4521)", "Closing the loop"]
     by_login = {row[3]: row[5:] for row in canvas[2:]}
     partial = [sum(int(row[3]) for row in rows if row[0] == "partial" and row[1] == stem) for stem in (NB1, NB2)]
-    assert by_login["partial"] == [str(points) for points in partial] and by_login["'=2+3"] == ["0", ""]
+    assert by_login["partial"] == [str(points) for points in partial] and by_login["'=2+3"] == ["0", "0"]
     assert partial[0] >= 2 and partial[1] >= 4  # 1.1 solved; 2.1 and 2.2 solved
 
 
 def test_the_command_line_warns_about_learners_not_on_the_roster(exported):
-    _, run = exported
-    assert "not on the roster (their rows are in the gradebook, under their own names): stub" in run.stderr
-    assert "so not in canvas.csv: stub" in run.stderr
+    tmp, run = exported
+    assert ("not on the roster (their rows are in the gradebook, under their own names; a Canvas file leaves them "
+            "out): stub") in run.stderr
+    assert "grade again with --match unmatched.csv" in run.stderr
+    assert read_text_csv((tmp / "unmatched.csv").read_text(encoding="utf-8-sig"))[1][::3] == ["stub", ""]
 
 
 def test_the_command_line_writes_the_report_with_links_to_feedback(exported):
     tmp, _ = exported
     page = (tmp / "report" / "class.html").read_text(encoding="utf-8")
-    links = re.findall(r'<a href="([^"]+)">', page)
+    links = [link for link in re.findall(r'<a href="([^"]+)">', page) if not link.startswith("#")]  # not the views
     assert links and all((tmp / "report" / link).resolve().is_file() for link in links)
     assert "../feedback/partial/01_one_tool_call.ipynb" in links
     assert 'data-learner="stub"' in page and 'id="not-on-roster"' in page

@@ -155,7 +155,8 @@ NO_HINT = ("solved", "the kernel died", "syntax error", "not in this version")
 def rows_of(learner: str, stem: str, *rows) -> list[tuple]:
     file = f"submissions/{learner}/{stem}.ipynb"
     return [(learner, stem, number, str(points), str(COURSE.exercise(number).points), status, message, file,
-             COURSE.version, "" if status.startswith(NO_HINT) else AnyText()) for number, points, status, message in rows]
+             COURSE.version, "" if status.startswith(NO_HINT) else AnyText(), "")  # review: empty, no reference typed in
+            for number, points, status, message in rows]
 
 
 def solved(*numbers: str) -> list[tuple]:
@@ -180,7 +181,7 @@ def expected_rows() -> list[tuple]:
     for path in sorted(SOLUTIONS.glob("*.ipynb")):
         expected += rows_of("complete", path.stem, *solved(*numbers[path.stem]))
     expected.append(("empty", "", "", "0", "", "no notebook found", "this folder holds no .ipynb file",
-                     "submissions/empty", "", ""))
+                     "submissions/empty", "", "", ""))
 
     loop, later = f"endless_loop/{NB1}.ipynb", after(NB1, "1.3")
     # The loop's cell is stopped at the cell limit. Its check cell, under the shorter limit after a stop
@@ -214,17 +215,17 @@ def expected_rows() -> list[tuple]:
     expected += rows_of("forged", NB1, *stub)
     expected.append(("invalid_json", NB1, "", "0", "", "invalid JSON",
                      Starts("Expecting property name enclosed in double quotes"),
-                     f"submissions/invalid_json-{NB1}.ipynb", "", ""))
+                     f"submissions/invalid_json-{NB1}.ipynb", "", "", ""))
 
     exit_cell = fixture_cell(f"kernel_dies/{NB1}.ipynb", lambda cell: "os._exit" in cell.source)
     expected += rows_of("kernel_dies", NB1, *solved("1.1", "1.2"),
                         *[(n, 0, f"the kernel died (in cell {exit_cell})",
                            "the kernel exited before this exercise was graded") for n in ["1.3", *after(NB1, "1.3")]])
     expected.append(("not_a_notebook", "", "", "0", "", "not a notebook",
-                     "the JSON has no nbformat version and list of cells", "submissions/not_a_notebook.ipynb", "", ""))
+                     "the JSON has no nbformat version and list of cells", "submissions/not_a_notebook.ipynb", "", "", ""))
     expected.append(("other_course", "", "", "0", "", "not a notebook of this course",
                      "exercises found: " + ", ".join("7." + n.split(".")[1] for n in nb1),
-                     f"submissions/other_course/{NB1}.ipynb", "", ""))
+                     f"submissions/other_course/{NB1}.ipynb", "", "", ""))
 
     expected += rows_of("partial", NB1, *solved("1.1"),
                         ("1.2", 0, "not solved", Starts("its name is 'calc'")),

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .exports.asked import Asked, write_exports
+from .exports.canvas import DEFAULT_MISSING, MISSING
 from .exports.gradescope import VISIBILITIES
 from .exports.spreadsheet import write_csv
 from .exports.terminal import summary_table
@@ -21,6 +22,7 @@ from .kernels.sandbox import ISOLATIONS, IsolationUnavailable, choose
 from .rows.class_gradebook import class_rows
 from .rows.class_results import duplicates
 from .rows.roster import RosterError, read_roster
+from .rows.unmatched import NOT_GRADED, UNMATCHED_FILE, MatchError, not_graded, read_matches
 from .shared.limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, KERNEL_MEMORY
 
 DEFAULT_OUT = "graded/grades.csv"
@@ -52,10 +54,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     exports = parser.add_argument_group("exports")
     exports.add_argument("--report", metavar="FILE", help="also write the class report, one HTML page, here")
-    exports.add_argument("--canvas", metavar="FILE", help="also write a Canvas gradebook CSV here (needs --roster)")
+    exports.add_argument("--canvas", metavar="FILE", help="also write a Canvas gradebook CSV here (needs --roster: Canvas's own gradebook "
+                              "export, whose ids Canvas's import matches)")
     exports.add_argument("--roster", metavar="FILE",
                          help="the class: a class list (id, name, email) or a Canvas gradebook export; the gradebook "
                               "then has every student and every notebook, missing ones 'not submitted'")
+    exports.add_argument("--canvas-missing", choices=sorted(MISSING), default=DEFAULT_MISSING,
+                         help=f"a notebook a student did not hand in, in the Canvas file: zero (0 points, as in the "
+                              f"gradebook) or blank (an empty cell, which Canvas leaves out of Current Score) "
+                              f"(default: {DEFAULT_MISSING})")
+    exports.add_argument("--match", metavar="FILE",
+                         help=f"who the learners not on the roster are: the {UNMATCHED_FILE} a run with --roster wrote "
+                              "beside the gradebook, its 'student' column filled in (needs --roster)")
     exports.add_argument("--wide", metavar="FILE",
                          help="also write the gradebook one row per learner: each exercise, each notebook, total, maximum")
     exports.add_argument("--gradescope", metavar="FILE",
@@ -73,10 +83,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no such file or folder: {', '.join(missing)}")
     if args.canvas and not args.roster:
         parser.error("--canvas needs --roster: the Canvas gradebook export that lists the class")
+    if args.match and not args.roster:
+        parser.error("--match needs --roster: it says which student of the roster each learner is")
     try:
         roster = read_roster(Path(args.roster)) if args.roster else None
-    except RosterError as error:
+        matches = read_matches(Path(args.match), roster) if args.match else {}
+    except (RosterError, MatchError) as error:
         parser.error(str(error))
+    if matches:
+        roster = roster.with_matches(matches)
 
     try:
         isolation = choose(args.isolation)
@@ -97,15 +112,19 @@ def main(argv: list[str] | None = None) -> int:
         print("\nlooplab.grade: stopped; no gradebook written", file=sys.stderr)
         return 130
     elapsed = time.monotonic() - started
-    rows, gradebook = result.rows, result.rows
+    rows, gradebook, graded = result.rows, result.rows, result.rows
     if roster is not None:
         rows, gradebook = class_rows(result.rows, roster)
         result = replace(result, rows=rows)
     write_csv(gradebook, Path(args.out))
-    asked = Asked(args.wide, args.canvas, args.report, args.gradescope, args.gradescope_visibility)
+    asked = Asked(args.wide, args.canvas, args.report, args.gradescope, args.gradescope_visibility, args.canvas_missing,
+                  str(Path(args.out).parent / UNMATCHED_FILE) if roster is not None else None, args.roster or "")
     notes = list(result.notes) + [duplicate.note() for duplicate in duplicates(rows)]
     notes += [group.note() for group in result.identical]
-    notes += write_exports(asked, result.rows, result.feedback, roster, elapsed, isolation, result.identical)
+    notes += [f"{row.learner} ({row.file}): {row.review}" for row in result.rows if row.review]
+    unknown = not_graded(matches, graded)
+    notes += [NOT_GRADED.format(learners=", ".join(unknown))] if unknown else []
+    notes += write_exports(asked, result.rows, result.feedback, roster, elapsed, isolation, result.identical, graded)
     for note in notes:
         print(f"looplab.grade: {note}", file=sys.stderr)
     if not args.quiet:

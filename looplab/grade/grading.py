@@ -19,6 +19,7 @@ from pathlib import Path
 from .exports.feedback import write_feedback
 from .exports.terminal import GradingProgress
 from .judgement.judge import check_point
+from .judgement.reference_text import review
 from .kernels.runner import Grader
 from .kernels.sandbox import Isolation, IsolationUnavailable, choose
 from .rows.from_run import rows_for
@@ -161,6 +162,7 @@ async def grade_submission(submission: Submission, course: dict, grader: Grader,
         plan.cell_limit, plan.total_limit = grader.cell_timeout, grader.timeout
         outcome = await grader.run(plan)
         rows = rows_for(plan, outcome)
+        flag_reference_text(plan.original, plan.course, rows)
         if feedback is not None:
             write_feedback(feedback, plan, outcome, rows, taken)
         return rows
@@ -168,6 +170,18 @@ async def grade_submission(submission: Submission, course: dict, grader: Grader,
         return [one_row(submission, reason.status, reason.message, reason.notebook)]
     except Exception as error:
         return [one_row(submission, Status.GRADER_ERROR, f"{type(error).__name__}: {error}")]
+
+
+def flag_reference_text(notebook, course_notebook, rows: list[Row]) -> None:
+    """A `review` note on each row whose exercise cells hold the course's reference code as text (read from the
+    notebook file: judgement/reference_text.py); never on "the course's own code", which says it already."""
+    exercises = {exercise.id: exercise for exercise in course_notebook.exercises}
+    for row in rows:
+        if row.exercise in exercises and row.status != Status.COURSE_CODE.text() and row.max_points:
+            try:
+                row.review = review(notebook, exercises[row.exercise])
+            except Exception:  # a note the grader could not make never costs the rows their grade
+                row.review = ""
 
 
 def one_row(submission: Submission, status: Status, message: str, notebook: str = "") -> Row:

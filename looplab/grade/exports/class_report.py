@@ -1,7 +1,16 @@
 """The class report: one HTML page answering "where is the class stuck?", from the gradebook's rows.
 
 One self-contained file (inline CSS, no script, no URL outside it; its Content-Security-Policy forbids
-loading anything) that opens from disk and can be mailed. It shows:
+loading anything) that opens from disk and can be mailed. Its first screen (a laptop's, 1366 x 768)
+answers the two questions an instructor opens it with, side by side:
+- which exercise is the class stuck on: every exercise, the worst pass rate first, each rate with its
+  counts (`2/7 solved`) and the failure most learners hit; course order is the other view;
+- who needs help: every learner, the lowest score first, named as the roster names them; name order is
+  the other view.
+The page has no script, so each other order is a static view: a second list, shown by CSS when its
+anchor is the page's target (`#exercises-in-course-order`, `#learners-by-name`), its link beside the
+heading. The header counts the roster's students (not every name a download carried), and names the
+Canvas file only when one was written. Below:
 - a learner x exercise grid, each cell coloured by its status and saying it in words (the colours,
   from the Okabe-Ito palette, stay apart for colour-blind readers, and the words carry the meaning),
   linking to the learner's feedback notebook when the grader wrote one (`--feedback`);
@@ -10,7 +19,9 @@ loading anything) that opens from disk and can be mailed. It shows:
   who did (a submission that could not be graded at all is listed on its own, not in the ranking);
 - the submissions that could not be graded, and, with a roster, who is not on it and who handed nothing in;
 - byte-identical submissions from different learners (a copy, a hard link), when there are some: named, never
-  graded differently (no grader can tell who copied whom).
+  graded differently (no grader can tell who copied whom);
+- the exercises to review, when there are some: cells holding the course's reference code typed in as text
+  (judgement/reference_text.py), marked in the grid too, their points untouched.
 
 Which submission counts for a learner is rows/class_results.py's rule, the same as the exports'.
 """
@@ -78,6 +89,24 @@ ol.stuck li { margin: 0 0 8px; }
            background: #f7f7f7; padding: 2px 6px; display: block; margin: 2px 0; }
 .who { font-size: 12px; color: #444; }
 .ungraded td, .ungraded th { border: 1px solid #d0d0d0; padding: 3px 8px; text-align: left; font-size: 13px; }
+.answers { display: grid; grid-template-columns: minmax(0, 1.25fr) minmax(0, 1fr); gap: 28px; align-items: start; }
+.question h2 { margin: 12px 0 2px; }
+.orders { margin: 0 0 4px; font-size: 12px; color: #444; }
+.view.alternative { display: none; }
+.view.alternative:target { display: block; }
+.view.alternative:target ~ .view.default { display: none; }
+.rates, .standings { border-collapse: collapse; width: 100%; font-size: 13px; }
+.rates th, .rates td, .standings th, .standings td { padding: 1px 6px; border-bottom: 1px solid #e4e4e4;
+  text-align: left; white-space: nowrap; line-height: 19px; }
+.rates .top-failure { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 0; width: 45%;
+  color: #444; font-size: 12px; }
+.rates .what { overflow: hidden; text-overflow: ellipsis; max-width: 180px; }
+.counts { font-variant-numeric: tabular-nums; }
+.bar { display: inline-block; width: 60px; height: 8px; background: #fde2a6; margin-right: 6px; vertical-align: middle; }
+.bar span { display: block; height: 8px; background: #0072B2; }
+.standings th { font-weight: 600; } .standings small { font-weight: normal; color: #8a4b00; }
+.review-mark { display: block; font-style: normal; font-size: 11px; font-weight: 600; color: #8a4b00; }
+ul.review li { margin: 0 0 6px; }
 """.strip()
 
 
@@ -123,12 +152,58 @@ def failures(exercise: Exercise, handed: list[Handed]) -> list[Failure]:
     return [Failure(status, message, learners) for (status, message), learners in ranked]
 
 
+# The words of the page (a later issue moves them into translation catalogues).
+WORDS = {
+    "stuck": "Which exercise is the class stuck on?",
+    "help": "Who needs help?",
+    "worst_first": "worst first",
+    "course_order": "course order",
+    "lowest_first": "lowest score first",
+    "name_order": "by name",
+    "solved_of": "{solved}/{graded} solved",
+    "no_graded": "no notebook graded",
+    "everyone_solved": "everyone solved it",
+    "most_hit": "{count}× {status}",
+    "not_on_roster_mark": "not on the roster",
+    "nothing_handed_in": "nothing handed in",
+    "students": "{students} student(s) on the roster, {handed} handed something in",
+    "strangers": "; {count} learner(s) not on the roster",
+    "learners": "{learners} learner(s)",
+    "graded": "; {graded} notebook(s) graded. A cell of the grid links to the learner's feedback notebook when the "
+              "grader wrote one; hover it for the full message.",
+    "not_on_roster": "Not on the roster: {names}",
+    "not_on_roster_canvas": "Not on the roster (left out of the Canvas file; say who they are in unmatched.csv and "
+                            "grade again with --match): {names}",
+    "without_submission": "On the roster, nothing handed in: {names}",
+    "review_heading": "To review: the course's reference code typed in",
+    "review_intro": "These exercises' cells hold a large piece of the course's own reference code, with names and "
+                    "formatting changed (no honest answer shares that much). Their points stand: ask the learner.",
+    "review_mark": "⚑ review",
+    "review_note": "{count} exercise(s) to review: the course's reference code typed in",
+}
+
+
+@dataclass
+class Standing:
+    """One learner in "who needs help": their name as the roster has it, their points, what they solved."""
+
+    learner: str  # the gradebook's name (the roster's key with a roster)
+    name: str  # as shown: the roster's Student, else the learner
+    points: int
+    maximum: int
+    solved: int
+    exercises: int
+    on_roster: bool = True
+
+
 class ClassReport:
     """The page, built from the rows, the links to the feedback notebooks, and optionally the roster."""
 
     def __init__(self, rows: list[Row], links: dict[str, str] | None = None, roster=None,
-                 course: Course = COURSE, title: str = "Class report", identical: list[Identical] = ()):
+                 course: Course = COURSE, title: str = "Class report", identical: list[Identical] = (),
+                 canvas: bool = False):
         self.rows, self.links, self.title, self.identical = rows, links or {}, title, list(identical)
+        self.roster, self.canvas = roster, canvas
         self.learners = counted(rows, course)
         stems = {stem for handed_in in self.learners.values() for stem in handed_in}
         self.notebooks: list[Notebook] = [notebook for notebook in course.notebooks if notebook.stem in stems]
@@ -144,6 +219,11 @@ class ClassReport:
 
     # --- pieces --------------------------------------------------------------------------------------
 
+    def shown_name(self, learner: str) -> str:
+        """The learner as the roster names them (its Student column), else the gradebook's name."""
+        student = self.roster.student(learner) if self.roster is not None else None
+        return student["Student"] if student and student["Student"] else learner
+
     def link(self, handed: Handed, inner: str) -> str:
         href = self.links.get(handed.file)
         return f'<a href="{escape(href)}">{inner}</a>' if href else f'<span class="in">{inner}</span>'
@@ -153,6 +233,9 @@ class ClassReport:
         return [handed_in[stem] for handed_in in self.learners.values()
                 if stem in handed_in and handed_in[stem].graded]
 
+    def exercises(self) -> list[tuple[Notebook, Exercise]]:
+        return [(notebook, exercise) for notebook in self.notebooks for exercise in notebook.exercises]
+
     def cell(self, learner: str, notebook: Notebook, exercise: Exercise) -> str:
         handed = self.learners.get(learner, {}).get(notebook.stem)
         data = f'data-learner="{escape(learner)}" data-exercise="{exercise.id}"'
@@ -161,8 +244,13 @@ class ClassReport:
                     f'title="{escape(learner)} · {exercise.id}: not handed in">—</td>')
         row, points = handed.row(exercise.id), handed.points_for(exercise.id)
         tip = f"{learner} · {exercise.id} {exercise.title}: {row.status}" + (f"\n{row.message}" if row.message else "")
-        inner = f"<b>{points}/{exercise.points}</b>{escape(short_label(row.status))}"
-        return (f'<td class="cell {kind(row)}" {data} data-status="{escape(row.status)}" title="{escape(tip)}">'
+        flagged = row.exercise == exercise.id and bool(row.review)
+        if flagged:
+            tip += f"\n{row.review}"
+        mark = f'<i class="review-mark">{escape(WORDS["review_mark"])}</i>' if flagged else ""
+        inner = f"<b>{points}/{exercise.points}</b>{escape(short_label(row.status))}{mark}"
+        review = ' data-review="yes"' if flagged else ""
+        return (f'<td class="cell {kind(row)}" {data} data-status="{escape(row.status)}"{review} title="{escape(tip)}">'
                 f"{self.link(handed, inner)}</td>")
 
     def pass_rate(self, notebook: Notebook, exercise: Exercise) -> str:
@@ -172,10 +260,10 @@ class ClassReport:
             return f'<td data-exercise="{exercise.id}">—</td>'
         percent = round(100 * passed / len(handed))
         return (f'<td class="pass-rate" data-exercise="{exercise.id}" data-passed="{passed}" '
-                f'data-handed="{len(handed)}"><span class="rate">{percent}%</span><br>{passed} of {len(handed)}</td>')
+                f'data-handed="{len(handed)}"><span class="rate">{passed}/{len(handed)}</span><br>{percent}%</td>')
 
     def grid(self) -> str:
-        exercises = [(notebook, exercise) for notebook in self.notebooks for exercise in notebook.exercises]
+        exercises = self.exercises()
         top = "".join(f'<th colspan="{len(nb.exercises)}" title="{escape(nb.stem)}">{escape(nb.title)}</th>'
                       for nb in self.notebooks)
         second = "".join(f'<th title="{escape(e.title)}">{e.id}</th>' for _, e in exercises)
@@ -185,8 +273,8 @@ class ClassReport:
             handed_in = self.learners.get(learner, {})
             total = sum(handed.points for handed in handed_in.values())
             cells = "".join(self.cell(learner, notebook, exercise) for notebook, exercise in exercises)
-            body.append(f'<tr data-learner="{escape(learner)}"><th class="learner" scope="row">{escape(learner)}</th>'
-                        f'{cells}<td class="total">{total}/{maximum}</td></tr>')
+            body.append(f'<tr data-learner="{escape(learner)}"><th class="learner" scope="row">'
+                        f'{escape(self.shown_name(learner))}</th>{cells}<td class="total">{total}/{maximum}</td></tr>')
         rates = "".join(self.pass_rate(notebook, exercise) for notebook, exercise in exercises)
         return (f'<table class="grid"><thead><tr><th rowspan="2">learner</th>{top}<th rowspan="2">points</th></tr>'
                 f"<tr>{second}</tr></thead><tbody>{''.join(body)}</tbody>"
@@ -196,6 +284,94 @@ class ClassReport:
         return '<p class="legend">' + "".join(f'<span class="{css}">{escape(words)}</span>'
                                               for css, words in LEGEND) + "</p>"
 
+    # --- the first screen: the two questions ---------------------------------------------------------
+
+    def exercise_line(self, notebook: Notebook, exercise: Exercise) -> str:
+        handed = self.graded(notebook.stem)
+        solved = sum(one.solved(exercise.id) for one in handed)
+        ranked = failures(exercise, handed)
+        width = round(100 * solved / len(handed)) if handed else 0
+        counts = WORDS["solved_of"].format(solved=solved, graded=len(handed)) if handed else WORDS["no_graded"]
+        if ranked:
+            top = ranked[0]
+            message = top.message.removeprefix(f"{top.status}: ")  # "not written yet: not written yet: ..." once
+            said = WORDS["most_hit"].format(count=len(top.learners), status=top.status)
+            detail = f"{said}: {message}" if message else said
+        else:
+            detail = WORDS["everyone_solved"] if handed else ""
+        return (f'<tr data-exercise="{exercise.id}" data-solved="{solved}" data-graded="{len(handed)}">'
+                f'<th scope="row"><a href="#exercise-{exercise.id}">{exercise.id}</a></th>'
+                f'<td class="what" title="{escape(notebook.title)}">{escape(exercise.title)}</td>'
+                f'<td class="counts"><span class="bar"><span style="width:{width}%"></span></span>{escape(counts)}</td>'
+                f'<td class="top-failure" title="{escape(detail)}">{escape(detail)}</td></tr>')
+
+    def exercise_order(self, worst_first: bool) -> list[tuple[Notebook, Exercise]]:
+        exercises = self.exercises()
+        if not worst_first:
+            return exercises
+
+        def rate(item):
+            notebook, exercise = item
+            handed = self.graded(notebook.stem)
+            solved = sum(one.solved(exercise.id) for one in handed)
+            return (solved / len(handed) if handed else 2, -len(handed), exercises.index(item))
+        return sorted(exercises, key=rate)
+
+    def standings(self) -> list[Standing]:
+        maximum = sum(max_points(notebook) for notebook in self.notebooks)
+        exercises = self.exercises()
+        strangers = set(self.not_on_roster)
+        found = []
+        for learner in self.names:
+            handed_in = self.learners.get(learner, {})
+            solved = sum(handed_in[nb.stem].solved(e.id) for nb, e in exercises if nb.stem in handed_in)
+            found.append(Standing(learner, self.shown_name(learner), sum(h.points for h in handed_in.values()),
+                                  maximum, solved, len(exercises), learner not in strangers))
+        return found
+
+    def learner_line(self, standing: Standing) -> str:
+        width = round(100 * standing.points / standing.maximum) if standing.maximum else 0
+        marks = [] if standing.on_roster else [WORDS["not_on_roster_mark"]]
+        if standing.learner not in self.learners:
+            marks.append(WORDS["nothing_handed_in"])
+        if any(row.review for row in self.rows if row.learner == standing.learner):
+            marks.append(WORDS["review_mark"])
+        note = f'<small>{escape(" · ".join(marks))}</small>' if marks else ""
+        return (f'<tr data-learner="{escape(standing.learner)}" data-points="{standing.points}">'
+                f'<th scope="row">{escape(standing.name)} {note}</th>'
+                f'<td class="counts"><span class="bar"><span style="width:{width}%"></span></span>'
+                f"{standing.points}/{standing.maximum}</td>"
+                f'<td class="solved-count">{standing.solved}/{standing.exercises}</td></tr>')
+
+    def view(self, anchor: str, alternative: bool, switch: tuple[str, str], here: str, lines: list[str],
+             table_class: str) -> str:
+        """One order of a list: a static view (shown by CSS when it is the target, for the alternative)."""
+        label, target = switch
+        return (f'<div class="view{" alternative" if alternative else " default"}" id="{anchor}">'
+                f'<p class="orders"><b>{escape(here)}</b> · <a href="#{target}">{escape(label)}</a></p>'
+                f'<table class="{table_class}">{"".join(lines)}</table></div>')
+
+    def answers(self) -> str:
+        exercises = [self.exercise_line(nb, e) for nb, e in self.exercise_order(worst_first=True)]
+        in_order = [self.exercise_line(nb, e) for nb, e in self.exercise_order(worst_first=False)]
+        standings = self.standings()
+        by_score = sorted(standings, key=lambda one: (one.points, one.solved, one.name.casefold()))
+        by_name = sorted(standings, key=lambda one: one.name.casefold())
+        stuck = (self.view("exercises-in-course-order", True, (WORDS["worst_first"], "exercises"),
+                           WORDS["course_order"], in_order, "rates")
+                 + self.view("exercises", False, (WORDS["course_order"], "exercises-in-course-order"),
+                             WORDS["worst_first"], exercises, "rates"))
+        helping = (self.view("learners-by-name", True, (WORDS["lowest_first"], "learners"), WORDS["name_order"],
+                             [self.learner_line(one) for one in by_name], "standings")
+                   + self.view("learners", False, (WORDS["name_order"], "learners-by-name"), WORDS["lowest_first"],
+                               [self.learner_line(one) for one in by_score], "standings"))
+        return (f'<div class="answers"><section class="question" id="stuck-question"><h2>{escape(WORDS["stuck"])}</h2>'
+                f'<div class="views">{stuck}</div></section>'
+                f'<section class="question" id="help-question"><h2>{escape(WORDS["help"])}</h2>'
+                f'<div class="views">{helping}</div></section></div>')
+
+    # --- below the fold ----------------------------------------------------------------------------------
+
     def stuck(self) -> str:
         parts = []
         for notebook in self.notebooks:
@@ -203,15 +379,15 @@ class ClassReport:
             for exercise in notebook.exercises:
                 ranked = failures(exercise, handed)
                 solved = sum(one.solved(exercise.id) for one in handed)
-                heading = (f"<h3>{exercise.id} {escape(exercise.title)} <small>({escape(notebook.title)}): "
-                           f"{solved} of {len(handed)} solved</small></h3>")
+                heading = (f'<h3 id="exercise-{exercise.id}">{exercise.id} {escape(exercise.title)} '
+                           f"<small>({escape(notebook.title)}): {solved}/{len(handed)} solved</small></h3>")
                 if not ranked:
                     parts.append(heading + f'<p class="all-solved" data-exercise="{exercise.id}">Everyone whose '
                                  "notebook was graded solved it.</p>")
                     continue
                 items = []
                 for failure in ranked:
-                    who = ", ".join(self.link(one, escape(one.learner)) for one in failure.learners)
+                    who = ", ".join(self.link(one, escape(self.shown_name(one.learner))) for one in failure.learners)
                     count = len(failure.learners)
                     message = f'<span class="message">{escape(failure.message)}</span>' if failure.message else ""
                     items.append(f'<li data-count="{count}" data-status="{escape(failure.status)}">'
@@ -238,29 +414,56 @@ class ClassReport:
                 "learners (a copy, or a hard link). The grader cannot tell who copied whom: each keeps the rows it "
                 f'earned.</p><ul class="identical">{items}</ul>')
 
+    def flagged(self) -> list[Row]:
+        return [row for row in self.rows if row.review]
+
+    def reviews(self) -> str:
+        flagged = self.flagged()
+        if not flagged:
+            return ""
+        items = "".join(f'<li data-learner="{escape(row.learner)}" data-exercise="{escape(row.exercise)}">'
+                        f"<b>{escape(self.shown_name(row.learner))}</b>, {escape(row.exercise)} "
+                        f"<small>({escape(row.file)})</small>: {escape(row.review)}</li>" for row in flagged)
+        return (f'<h2 id="review">{escape(WORDS["review_heading"])}</h2><p>{escape(WORDS["review_intro"])}</p>'
+                f'<ul class="review">{items}</ul>')
+
     def roster_notes(self) -> str:
         notes = []
         if self.not_on_roster:
-            notes.append(f'<p class="note" id="not-on-roster">Not on the roster (left out of the Canvas file): '
-                         f"{escape(', '.join(self.not_on_roster))}</p>")
+            words = WORDS["not_on_roster_canvas" if self.canvas else "not_on_roster"]
+            notes.append(f'<p class="note" id="not-on-roster">'
+                         f"{escape(words.format(names=', '.join(self.not_on_roster)))}</p>")
         if self.without_submission:
-            notes.append(f'<p class="note" id="without-submission">On the roster, nothing handed in: '
-                         f"{escape(', '.join(self.without_submission))}</p>")
+            names = ", ".join(self.shown_name(name) for name in self.without_submission)
+            notes.append(f'<p class="note" id="without-submission">'
+                         f"{escape(WORDS['without_submission'].format(names=names))}</p>")
+        if self.flagged():
+            notes.append(f'<p class="note"><a href="#review">'
+                         f"{escape(WORDS['review_note'].format(count=len(self.flagged())))}</a></p>")
         return "".join(notes)
 
-    def html(self) -> str:
+    def summary(self) -> str:
         graded = sum(handed.graded for handed_in in self.learners.values() for handed in handed_in.values())
-        summary = (f"{len(self.names)} learner(s), {graded} notebook(s) graded. A cell links to the learner's "
-                   "feedback notebook when the grader wrote one; hover it for the full message.")
+        if self.roster is not None:
+            students = len(self.roster.students)
+            counted = WORDS["students"].format(students=students, handed=students - len(self.without_submission))
+            if self.not_on_roster:
+                counted += WORDS["strangers"].format(count=len(self.not_on_roster))
+        else:
+            counted = WORDS["learners"].format(learners=len(self.names))
+        return counted + WORDS["graded"].format(graded=graded)
+
+    def html(self) -> str:
         return (
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f'<meta name="viewport" content="width=device-width"><title>{escape(self.title)}</title>'
             f"<style>\n{STYLE}\n</style></head>\n<body>\n"
-            f'<h1>{escape(self.title)}</h1><p class="summary">{escape(summary)}</p>{self.roster_notes()}\n'
+            f'<h1>{escape(self.title)}</h1><p class="summary">{escape(self.summary())}</p>{self.roster_notes()}\n'
+            f"{self.answers()}\n"
             f"<h2>Learners × exercises</h2>{self.legend()}{self.grid()}\n"
             f'<h2 id="stuck">Where is the class stuck?</h2>{self.stuck()}\n{self.ungraded()}\n'
-            f"{self.identical_files()}</body></html>\n"
+            f"{self.reviews()}{self.identical_files()}</body></html>\n"
         )
 
 
@@ -272,7 +475,9 @@ def relative_links(feedback: dict[str, Path], page: Path) -> dict[str, str]:
 
 
 def write_report(rows: list[Row], path: Path, feedback: dict[str, Path] | None = None, roster=None,
-                 course: Course = COURSE, identical: list[Identical] = ()) -> None:
+                 course: Course = COURSE, identical: list[Identical] = (), canvas: bool = False) -> None:
+    """The page at `path`; `canvas`: a Canvas file was written too (the page then says who is left out of it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    report = ClassReport(rows, relative_links(feedback or {}, path), roster, course, identical=identical)
+    report = ClassReport(rows, relative_links(feedback or {}, path), roster, course, identical=identical,
+                         canvas=canvas)
     path.write_text(report.html(), encoding="utf-8")

@@ -45,10 +45,13 @@ def one_line(value):
     return CONTROL.sub(" ", LINE_BREAK.join(value.splitlines()))
 
 
-def write_csv_rows(path: Path, header: list[str], rows: Iterable[list]) -> None:
-    """A CSV file (UTF-8), header first, every text cell on one line (one_line) and escaped with safe_cell."""
+def write_csv_rows(path: Path, header: list[str], rows: Iterable[list], byte_order_mark: bool = False) -> None:
+    """A CSV file (UTF-8), header first, every text cell on one line (one_line) and escaped with safe_cell.
+
+    `byte_order_mark`: start with UTF-8's BOM, for the files an instructor opens in Excel (the Canvas file,
+    unmatched.csv): without it Excel reads the local code page, and accents come out garbled."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
+    with open(path, "w", newline="", encoding="utf-8-sig" if byte_order_mark else "utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow([safe_cell(one_line(cell)) for cell in header])
         for row in rows:

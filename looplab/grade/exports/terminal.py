@@ -8,6 +8,8 @@ from pathlib import Path
 
 from ..shared.gradebook import Row
 
+REVIEW_MARK = " [review]"  # an exercise whose cells hold the course's reference code (the notes say which)
+
 
 class GradingProgress:
     """Submissions graded so far, on stderr: a bar on a terminal, a line each otherwise."""
@@ -46,7 +48,7 @@ def summary_table(rows: list[Row]) -> str:
             detail = group[0].status + (f": {group[0].message}" if group[0].message else "")
         else:
             score = f"{sum(r.points for r in group)}/{sum(r.max_points or 0 for r in group)}"
-            detail = " · ".join(f"{r.exercise} {r.status}" for r in group)
+            detail = " · ".join(f"{r.exercise} {r.status}" + (REVIEW_MARK if r.review else "") for r in group)
         lines.append((learner, notebook, score, detail))
     widths = [max([len(h)] + [len(line[i]) for line in lines]) for i, h in enumerate(("learner", "notebook", "points"))]
     header = f"{'learner':<{widths[0]}}  {'notebook':<{widths[1]}}  {'points':>{widths[2]}}  exercises"

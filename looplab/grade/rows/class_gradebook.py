@@ -11,7 +11,8 @@ as there were download formats, and have no total. With a roster (roster.py):
 - learners not on the roster keep their rows, and are listed apart.
 
 `wide_table` is the same class one row per learner: each exercise's points, each notebook's total,
-the total and the course's maximum (from the submissions that count: class_results.py).
+the total and the course's maximum (from the submissions that count: class_results.py), and notes (not
+submitted, copies, not on the roster, exercises to review).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from ..shared.gradebook import Row
 from ..shared.status import Status
 from .class_results import counted, duplicates, max_points
 from .roster import Roster
+
+# A note of the wide table (a later issue moves the grader's words into translation catalogues).
+TO_REVIEW = "{exercise}: to review (the course's reference code typed in)"
 
 
 def keyed_to_roster(rows: list[Row], roster: Roster) -> list[Row]:
@@ -77,6 +81,8 @@ def wide_table(rows: list[Row], roster: Roster | None = None, course: Course = C
         notes = [f"{notebook.stem}: not submitted" for notebook in course.notebooks if notebook.stem not in handed_in]
         notes += [f"{stem}: {len(duplicate.ignored) + 1} copies, the last counts"
                   for (who, stem), duplicate in copies.items() if who == learner]
+        notes += [TO_REVIEW.format(exercise=row.exercise) for handed in handed_in.values() for row in handed.rows
+                  if row.review]
         if roster and student is None:
             notes.insert(0, "not on the roster")
         table.append([learner, student["Student"] if student else ""] + by_exercise + by_notebook

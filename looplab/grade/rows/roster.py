@@ -13,7 +13,13 @@ see submissions/lms.py) is the student whose SIS Login ID is that name, else who
 ignoring case; else whose e-mail address starts with it (`alice` for alice@school.edu); else whose
 full name it is, in either order, ignoring case, accents, spaces and punctuation (`Alice Smith`,
 `smithalice` and `Smith, Alice` are one person). A part of a name is never enough: `bob` is not
-`Bob Brown`.
+`Bob Brown`. Names are compared in every script (`letters`): `Νίκος Παπαδάκης`, `Иван Петров`, `王小明`
+and `محمد علي` match their Canvas, Moodle and browser download names as `Alice Smith` does, and every
+cell and name is read in Unicode's composed form (NFC, submissions/lms.nfc), however it was typed or
+unzipped.
+
+A learner matched to nobody is written to `unmatched.csv` (unmatched.py), where the instructor says which
+student each one is; fed back with `--match FILE`, those answers (`Roster.with_matches`) come first.
 """
 
 from __future__ import annotations
@@ -21,8 +27,10 @@ from __future__ import annotations
 import csv
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from ..submissions.lms import nfc
 
 STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 REQUIRED = ("Student", "SIS Login ID")
@@ -30,6 +38,7 @@ CLASS_LIST_COLUMNS = ("id", "name", "email")
 MATCHED_ON = ("SIS Login ID", "SIS User ID", "ID")  # in this order
 ASSIGNMENT = re.compile(r"^(?P<name>.*\S)\s*\((?P<id>\d+)\)$")
 POINTS_POSSIBLE = "Points Possible"  # Canvas's export writes it indented: "    Points Possible"
+CANVAS_EXPORT, CLASS_LIST = "a Canvas gradebook export", "a class list"  # Roster.kind
 
 
 class RosterError(ValueError):
@@ -37,9 +46,10 @@ class RosterError(ValueError):
 
 
 def letters(text: str) -> str:
-    """A name reduced to its letters and digits, without accents, in lower case: 'Zoë O'Brien' -> 'zoeobrien'."""
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]", "", plain.casefold())
+    """A name reduced to its letters and digits, in any script, without accents (the combining marks of its
+    decomposed form), in lower case: 'Zoë O'Brien' -> 'zoeobrien', 'Νίκος' -> 'νικος', '王 小明' -> '王小明'."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(char for char in decomposed if char.isalnum() and not unicodedata.combining(char))
 
 
 def name_forms(full_name: str) -> set[str]:
@@ -58,12 +68,17 @@ def name_forms(full_name: str) -> set[str]:
 class Roster:
     students: list[dict[str, str]]  # the five columns of each student, in the file's order
     assignments: dict[str, str]  # an assignment column's name without its id, in lower case -> the full header
+    kind: str = CANVAS_EXPORT  # CANVAS_EXPORT or CLASS_LIST: what the file was
+    # The instructor's answers (`--match`): a learner, in NFC and lower case -> their student's row.
+    matches: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def student(self, learner: str) -> dict[str, str] | None:
         """The roster row of a learner, by the rule in the module docstring; None if not on the roster."""
-        wanted = learner.strip().casefold()
+        wanted = nfc(learner).strip().casefold()
         if not wanted:
             return None
+        if wanted in self.matches:
+            return self.matches[wanted]
         for column in MATCHED_ON:
             for student in self.students:
                 if student[column].casefold() == wanted:
@@ -85,6 +100,11 @@ class Roster:
 
     def match(self, learners: list[str]) -> RosterMatch:
         return RosterMatch(self, {learner: self.student(learner) for learner in learners})
+
+    def with_matches(self, matches: dict[str, dict[str, str]]) -> Roster:
+        """The roster, with these learners (learner -> one of its students' rows) matched first."""
+        added = {nfc(learner).strip().casefold(): student for learner, student in matches.items()}
+        return replace(self, matches={**self.matches, **added})
 
 
 @dataclass
@@ -110,8 +130,10 @@ def read_roster(path: Path) -> Roster:
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
-            header = [column or "" for column in reader.fieldnames or []]
-            table = list(reader)
+            header = [nfc(column or "") for column in reader.fieldnames or []]
+            reader.fieldnames = header
+            table = [{column: nfc(value) if isinstance(value, str) else value for column, value in entry.items()}
+                     for entry in reader]
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise RosterError(f"cannot read the roster {path}: {error}") from None
     if all(column in header for column in REQUIRED):
@@ -146,4 +168,4 @@ def class_list(columns: dict[str, str], table: list[dict]) -> Roster:
     students = [{"Student": value(entry, "name"), "ID": value(entry, "id"), "SIS User ID": value(entry, "id"),
                  "SIS Login ID": value(entry, "email"), "Section": ""}
                 for entry in table if value(entry, "name") or value(entry, "id")]
-    return Roster(students, {})
+    return Roster(students, {}, CLASS_LIST)

@@ -13,8 +13,10 @@ from .status import Status
 # columns before it read as they did before notebooks carried a version.
 # hint: what the check suggested to the learner with its message (the words of its catalogue); empty when
 # the check passed or did not say. After course_version, so every column before it keeps its place.
+# review: a note for the teacher, never points: the exercise's cells hold the course's reference code as text
+# (judgement/reference_text.py); empty for every other row. Last, so every column before it keeps its place.
 CSV_COLUMNS = ["learner", "notebook", "exercise", "points", "max_points", "status", "message", "file",
-               "course_version", "hint"]
+               "course_version", "hint", "review"]
 
 
 @dataclass
@@ -29,11 +31,12 @@ class Row:
     file: str
     course_version: str = ""  # empty for a submission that could not be graded, or naming no version of the course
     hint: str = ""  # the check's hint to the learner, for a check that failed and gave one
+    review: str = ""  # for the teacher: the exercise's cells hold the course's reference code (no points taken)
 
     def as_csv(self) -> list:
         return [self.learner, self.notebook, self.exercise, self.points,
                 "" if self.max_points is None else self.max_points, self.status, self.message, self.file,
-                self.course_version, self.hint]
+                self.course_version, self.hint, self.review]
 
 
 class Ungradable(Exception):

@@ -42,7 +42,7 @@ def learner_in_name(path: Path, stems: list[str]) -> str:
     named = lms.from_file_name(path.name)
     if named:
         return named
-    name = lms.copy_number(path.stem)[0]
+    name = lms.copy_number(lms.nfc(path.stem))[0]
     for stem in sorted(stems, key=len, reverse=True):
         name = re.sub(re.escape(stem), "", name, flags=re.IGNORECASE)
     return name.strip(" -_.")
@@ -52,7 +52,7 @@ def learner_from_file(path: Path, stems: list[str]) -> str:
     """`alice-01_one_tool_call.ipynb` -> `alice`; `alice/01_one_tool_call.ipynb` -> `alice`; a name an LMS
     made -> the learner it names (`smithalice_LATE_12345_678901_01_one_tool_call-1.ipynb` -> `smithalice`);
     a browser's second copy is the same learner (`alice-01_one_tool_call (1).ipynb` -> `alice`)."""
-    return learner_in_name(path, stems) or Path(os.path.abspath(path)).parent.name  # where it lies, not where a link points
+    return learner_in_name(path, stems) or lms.nfc(Path(os.path.abspath(path)).parent.name)  # where it lies, not a link's target
 
 
 def loose_file(path: Path, stems: list[str], given: Path | None, linked: bool = False) -> Submission:
@@ -60,12 +60,12 @@ def loose_file(path: Path, stems: list[str], given: Path | None, linked: bool = 
     lies in (which is then that learner's folder)."""
     named = learner_in_name(path, stems)
     folder = None if named else Path(os.path.abspath(path)).parent
-    return Submission(path, named or folder.name, given=given, linked=linked, folder=folder)
+    return Submission(path, named or lms.nfc(folder.name), given=given, linked=linked, folder=folder)
 
 
 def learner_of_folder(folder: Path, gradescope_names: dict[str, str]) -> str:
-    """A subfolder's learner: its name, or the person a Moodle or Gradescope folder stands for."""
-    return lms.from_folder_name(folder.name, gradescope_names) or folder.name
+    """A subfolder's learner: its name (in NFC, lms.nfc), or the person a Moodle or Gradescope folder stands for."""
+    return lms.from_folder_name(folder.name, gradescope_names) or lms.nfc(folder.name)
 
 
 def notebooks_in(folder: Path) -> list[tuple[Path, bool]]:

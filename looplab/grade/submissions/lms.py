@@ -1,4 +1,4 @@
-"""Learners' names, and which copy came last, from the names an LMS bulk download gives its files.
+r"""Learners' names, and which copy came last, from the names an LMS bulk download gives its files.
 
 An instructor downloads a class's hand-ins in one zip, and each LMS names them its own way. Read
 naively, one person becomes several "learners" (`smithalice_LATE_12345_678901_...`, `... (1).ipynb`).
@@ -14,6 +14,12 @@ What is read here, from names only (nothing is opened):
   and, beside them, `submission_metadata.yml`, which names each submission's submitters;
 - a browser's second download of a file: `01_one_tool_call (1).ipynb`.
 
+Names are read in any script. Canvas's zipper removes only the non-word characters of a student's
+sortable name and lowers its case, so Unicode letters stay: `núñezjosé_...`, `παπαδάκηςνίκος_...`,
+`王小明_...` are Canvas names as much as `smithalice_...`. And every name is first normalised to NFC
+(`nfc`): macOS unzips file names in NFD, where `é` is `e` and a combining accent that `\w` does not
+match, so a pattern, or a comparison with the class list, would see two different people.
+
 Two copies of one notebook by one learner: the one handed in last counts (`handed_order`), read from
 names only, never from a file's modification time: unzipping and copying set that to anything, and a
 learner can date a file 2100 so that it "comes last".
@@ -22,9 +28,12 @@ learner can date a file 2100 so that it "comes last".
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
-CANVAS = re.compile(r"^(?P<name>[a-z][a-z0-9-]*)(?:_LATE)?_(?P<user>\d+)_(?P<submission>\d+)_(?P<rest>.+)$")
+# The name: letters of any script and digits (`[^\W_]`), or Canvas's hyphens, starting with a letter, in lower
+# case (`canvas_match` checks that: a pattern cannot say "no upper case" for every script).
+CANVAS = re.compile(r"^(?P<name>[^\W\d_](?:[^\W_]|-)*)(?:_LATE)?_(?P<user>\d+)_(?P<submission>\d+)_(?P<rest>.+)$")
 MOODLE = re.compile(r"^(?P<name>.+?)_(?P<participant>\d+)_assignsubmission_[a-z]+_(?P<rest>.*)$")
 GRADESCOPE = re.compile(r"^submission_(?P<submission>\d+)$")
 BROWSER_COPY = re.compile(r" \((?P<number>\d+)\)$")  # "name (1)"
@@ -32,11 +41,25 @@ CANVAS_COPY = re.compile(r"-(?P<number>\d+)$")  # Canvas's "name-1", only on a n
 GRADESCOPE_METADATA = "submission_metadata.yml"
 
 
+def nfc(name: str) -> str:
+    """A name as the grader compares it: Unicode's composed form (NFC), so an `é` unzipped on macOS (NFD:
+    `e` and a combining accent) is the `é` typed in the class list."""
+    return unicodedata.normalize("NFC", name)
+
+
+def canvas_match(name: str) -> re.Match | None:
+    """A Canvas download name read by CANVAS (after `nfc`); None for another name, or one with upper case
+    letters (Canvas lowers the student's name)."""
+    found = CANVAS.match(nfc(name))
+    return found if found and found["name"] == found["name"].lower() else None
+
+
 def from_file_name(name: str) -> str | None:
     """The learner (as the LMS names them) a Canvas or Moodle file name carries, or None for a name no LMS made.
 
     Which of a learner's copies came last is `handed_order`'s to say."""
-    canvas = CANVAS.match(name)
+    name = nfc(name)
+    canvas = canvas_match(name)
     if canvas:
         return canvas["name"]
     moodle = MOODLE.match(name)
@@ -47,6 +70,7 @@ def from_file_name(name: str) -> str | None:
 
 def from_folder_name(name: str, gradescope_names: dict[str, str] | None = None) -> str | None:
     """The learner a Moodle or Gradescope folder name stands for, or None for a folder no LMS made."""
+    name = nfc(name)
     moodle = MOODLE.match(name)
     if moodle and not moodle["rest"]:
         return moodle["name"]
@@ -74,7 +98,7 @@ def gradescope_names(folder: Path) -> dict[str, str]:
             continue
         name = re.match(r"^\s*-?\s*:name:\s*['\"]?(?P<name>.*?)['\"]?\s*$", line)
         if name and current:
-            names[current].append(name["name"])
+            names[current].append(nfc(name["name"]))
     return {key: " & ".join(people) for key, people in names.items() if people}
 
 
@@ -99,7 +123,7 @@ def handed_order(file: str) -> tuple[int, int]:
         gradescope = GRADESCOPE.match(part)
         if gradescope:
             order = int(gradescope["submission"])
-    canvas = CANVAS.match(path.name)
+    canvas = canvas_match(path.name)
     if canvas:
         order = int(canvas["submission"])
-    return order, copy_number(path.stem, made_by_canvas=bool(canvas))[1]
+    return order, copy_number(nfc(path.stem), made_by_canvas=bool(canvas))[1]
