@@ -6,7 +6,9 @@ never copied into the repository).
 """
 
 import inspect
+import io
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from looplab import robust
-from looplab.client import MODEL
+from looplab.client import MODEL, offline_environ, offline_environment
 from looplab.course import COURSE
 from looplab.loop import SYSTEM_PROMPT
 from looplab.robust import TOOL_REGISTRY, TOOLS, run_tool
@@ -315,24 +317,24 @@ def test_agent_robust_passes_the_series_stage_008_tests(ran, tmp_path):
     for path in stage.rglob("*"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     shutil.copy(folder / "agent_robust.py", stage / "agent.py")
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("ANTHROPIC_", "LOOPLAB_", "PYTEST"))}
-    env.update(LOOPLAB_MODE="offline", PYTHONIOENCODING="utf-8")
+    env = {key: value for key, value in offline_environment().items() if not key.startswith("PYTEST")}
+    env["PYTHONIOENCODING"] = "utf-8"
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "."],
                             cwd=stage, capture_output=True, encoding="utf-8", env=env, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert "7 passed" in result.stdout
 
 
-def test_agent_robust_runs_offline_with_one_line_for_a_question_not_recorded(ran):
-    _, folder = ran
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("ANTHROPIC_", "LOOPLAB_"))}
-    env.update(LOOPLAB_MODE="offline", PYTHONIOENCODING="utf-8")
-    question = ran[0]["RECOVERY_QUESTION"]
-    result = subprocess.run([sys.executable, "agent_robust.py"], input=f"What is 2 + 2?\n{question}\n",
-                            cwd=folder, capture_output=True, encoding="utf-8", env=env, timeout=120)
-    assert result.returncode == 0 and result.stderr == "", result.stderr
-    said = result.stdout.split("User> ")
-    assert said[1].count("\n") == 1 and said[1].startswith("Agent> (Not recorded offline")
+def test_agent_robust_runs_offline_with_one_line_for_a_question_not_recorded(ran, monkeypatch, capsys):
+    """Run as a script (in this process: the program is the module's __main__), a line the recording lacks gets one
+    line; the recorded question is answered, its failed call as [tool-error], the corrected one as [tool]."""
+    namespace, folder = ran
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"What is 2 + 2?\n{namespace['RECOVERY_QUESTION']}\n"))
+    with offline_environ():
+        runpy.run_path(str(folder / "agent_robust.py"), run_name="__main__")
+    said = capsys.readouterr().out.split("User> ")
+    assert said[1].count("\n") == 1 and said[1].startswith("Agent> (Not recorded offline"), said[1]
     assert said[2].startswith("[tool-error] get_weather({'town': 'Tokyo'}) -> Error: bad arguments for 'get_weather'")
     assert "\n[tool] get_weather({'city': 'Tokyo'}) -> Weather in Tokyo: 24°C, clear skies\nAgent> " in said[2]
     assert said[-1] == ""  # nothing after the last prompt
+    assert namespace["result"].returncode == 0 and "[tool-error]" in namespace["result"].stdout  # the notebook's own run
