@@ -94,7 +94,7 @@ def run_tool(name: str, tool_input) -> tuple[str, bool]:
     """Run the tool the model asked for: (its text, False), or (an "Error: ..." text, True). Never raises."""
     entry = TOOL_REGISTRY.get(name) if isinstance(name, str) else None
     if entry is None:
-        return f"Error: unknown tool {name!r}; the tools are {', '.join(TOOL_REGISTRY)}", True
+        return f"Error: unknown tool {name!r}", True  # the model has the list: it is sent with every request
     if not isinstance(tool_input, dict):
         return f"Error: bad arguments for {name!r}: the input must be an object, got {type(tool_input).__name__}", True
     function = entry["function"]
