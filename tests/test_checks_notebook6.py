@@ -116,7 +116,7 @@ def run_tool_type_error_is_bad_arguments(name, tool_input):
 
 def run_tool_returning_text(name, tool_input):
     """Notebook 5's shape: the text alone."""
-    return robust.run_tool(name, tool_input)[0]
+    return run_tool_with_the_schema(name, tool_input)[0]
 
 
 def run_tool_without_the_object_test(name, tool_input):
@@ -134,12 +134,12 @@ def run_tool_without_the_object_test(name, tool_input):
 
 
 def run_tool_flag_as_a_word(name, tool_input):
-    text, failed = robust.run_tool(name, tool_input)
+    text, failed = run_tool_with_the_schema(name, tool_input)
     return text, "error" if failed else ""
 
 
 def run_tool_without_error_prefix(name, tool_input):
-    text, failed = robust.run_tool(name, tool_input)
+    text, failed = run_tool_with_the_schema(name, tool_input)
     return (text.removeprefix("Error: ") if failed else text), failed
 
 
@@ -189,10 +189,19 @@ def _turn(flag, max_iterations=10):
     return agent_turn
 
 
-agent_turn_flagged_by_unpacking = _turn(lambda result, text, failed: {**result, "content": text,
-                                                                     **({"is_error": True} if failed else {})})
-agent_turn_sending_is_error_false = _turn(lambda result, text, failed: {**result, "content": text, "is_error": failed})
-agent_turn_never_flagging = _turn(lambda result, text, failed: {**result, "content": text})
+def agent_turn_flagged_by_unpacking(client, messages, max_iterations=10, system=SYSTEM_PROMPT):
+    """Right in another way: the flag unpacked into the result, only on a failure."""
+    flag = _turn(lambda result, text, failed: {**result, "content": text, **({"is_error": True} if failed else {})})
+    return flag(client, messages, max_iterations, system)
+
+
+def agent_turn_sending_is_error_false(client, messages, max_iterations=10, system=SYSTEM_PROMPT):
+    return _turn(lambda result, text, failed: {**result, "content": text, "is_error": failed})(
+        client, messages, max_iterations, system)
+
+
+def agent_turn_never_flagging(client, messages, max_iterations=10, system=SYSTEM_PROMPT):
+    return _turn(lambda result, text, failed: {**result, "content": text})(client, messages, max_iterations, system)
 
 
 def agent_turn_calling_the_function(client, messages, max_iterations=10, system=SYSTEM_PROMPT):
@@ -267,11 +276,29 @@ def _leave_dangling(messages, reply, repeated):
     return f"Stopped: {repeated[0].name} repeated."
 
 
-guard_popping_the_reply = _guarded(_pop_and_say)
-guard_leaving_the_call_dangling = _guarded(_leave_dangling)
-guard_on_any_repeat = _guarded(_pop_and_say, same=lambda call, failed, made: (call.name, call.input) in made)
-guard_by_name_only = _guarded(_pop_and_say, same=lambda call, failed, made: call.name in [name for name, _ in failed])
-guard_after_two_repeats = _guarded(_pop_and_say, repeats_allowed=1)
+def guard_popping_the_reply(client, messages, max_iterations=10, system=SYSTEM_PROMPT):
+    """Right in another way: the repeating reply taken out of the history, the line in other words."""
+    return _guarded(_pop_and_say)(client, messages, max_iterations, system)
+
+
+def guard_leaving_the_call_dangling(client, messages, max_iterations=10, system=SYSTEM_PROMPT):
+    return _guarded(_leave_dangling)(client, messages, max_iterations, system)
+
+
+def guard_on_any_repeat(client, messages, max_iterations=10, system=SYSTEM_PROMPT):
+    """Stops at any call made before, failed or not."""
+    return _guarded(_pop_and_say, same=lambda call, failed, made: (call.name, call.input) in made)(
+        client, messages, max_iterations, system)
+
+
+def guard_by_name_only(client, messages, max_iterations=10, system=SYSTEM_PROMPT):
+    """Stops at any call of a tool that failed once, whatever its input."""
+    return _guarded(_pop_and_say, same=lambda call, failed, made: call.name in [name for name, _ in failed])(
+        client, messages, max_iterations, system)
+
+
+def guard_after_two_repeats(client, messages, max_iterations=10, system=SYSTEM_PROMPT):
+    return _guarded(_pop_and_say, repeats_allowed=1)(client, messages, max_iterations, system)
 
 
 def guard_saying_nothing(client, messages, max_iterations=10, system=SYSTEM_PROMPT):

@@ -20,23 +20,29 @@ from ..catalogue import catalogue
 from ..client import MODEL
 from ..history import to_wire
 from ..loop import MAX_TOKENS
-from ..robust import CHECKED_REGISTRY, run_tool as course_run_tool
+from ..robust import CHECKED_REGISTRY, TOOL_REGISTRY, run_tool as course_run_tool
 from ..rules import check_request
 from ..scripted import TooManyCalls, calculator as calc, reply, text, tool_use
 from . import turns
-from .core import Report, Scenario, learner_frame, play
+from .core import Failure, Report, Scenario, learner_frame, play
 from .difference import shown
 
 OWN_TEXTS, HINTS = catalogue(__file__)  # texts/notebook6.toml
 TEXTS = {**turns.TEXTS, **OWN_TEXTS}  # the cap is played by notebook 2's harness, in its words
 START = {"role": "user", "content": "Please use your tools."}
 NEXT_LINE = {"role": "user", "content": "Thanks. Next question."}
+# The words the prose asks run_tool's texts to start with, or to hold.
 ERROR = "Error: "
+UNKNOWN_START = ERROR + "unknown tool"
+BAD_ARGUMENTS_START = ERROR + "bad arguments for {name!r}"
+BAD_ARGUMENTS = ERROR + "bad arguments"
+NOT_AN_OBJECT_WORDS = "must be an object"
+CALL_SHOWN = "run_tool({name!r}, {tool_input!r})"
 
 
 # --- 6.1 run_tool ----------------------------------------------------------------------------------------
 
-OK, UNKNOWN, BAD_ARGUMENTS, NOT_AN_OBJECT, RAISED = "ok", "unknown", "bad_arguments", "not_an_object", "raised"
+OK, UNKNOWN, ARGUMENTS, NOT_AN_OBJECT, RAISED = "ok", "unknown", "bad_arguments", "not_an_object", "raised"
 
 
 @dataclass(frozen=True)
@@ -56,9 +62,9 @@ RUN_TOOL_CALLS = [
     Call("weather", "get_weather", {"city": "Paris"}, OK),
     Call("no_data", "get_weather", {"city": "Atlantis"}, OK),
     Call("unknown", "teleporter", {"destination": "Mars"}, UNKNOWN),
-    Call("wrong_key", "get_weather", {"town": "Paris"}, BAD_ARGUMENTS),
-    Call("missing_key", "calculator", {}, BAD_ARGUMENTS),
-    Call("extra_key", "calculator", {"expression": "1 + 1", "precision": 2}, BAD_ARGUMENTS),
+    Call("wrong_key", "get_weather", {"town": "Paris"}, ARGUMENTS),
+    Call("missing_key", "calculator", {}, ARGUMENTS),
+    Call("extra_key", "calculator", {"expression": "1 + 1", "precision": 2}, ARGUMENTS),
     Call("a_string", "get_weather", "Paris", NOT_AN_OBJECT),
     Call("a_list", "calculator", ["1 + 1"], NOT_AN_OBJECT),
     Call("divides_by_zero", "calculator", {"expression": "1 / 0"}, RAISED, "ZeroDivisionError"),
@@ -71,35 +77,44 @@ RUN_TOOL_CALLS = [
 def check_run_tool(run_tool, report: Report) -> None:
     report.require_function(run_tool, "run_tool")
     for case in RUN_TOOL_CALLS:
-        report.enter(case.key, call=f"run_tool({case.name!r}, {case.tool_input!r})")
         try:
-            value = run_tool(case.name, case.tool_input)
-        except NotImplementedError:
+            _run_tool_once(run_tool, case, report)
+        except Failure as failure:  # a tool the check added: the course's own run_tool, if called, never sees it
+            failure.course_code_blind = case.name not in TOOL_REGISTRY
             raise
-        except Exception as error:
-            raise report.failure("run_tool_raised", report.text(case.key).hint or None,
-                                 error=f"{type(error).__name__}: {error}", where=learner_frame(error)) from None
-        report.require(type(value) is tuple and len(value) == 2, "not_a_pair", value=shown(value))
-        said, flag = value
-        report.require(type(said) is str and type(flag) is bool, "pair_types", value=shown(value))
-        if case.kind == OK:
-            expected = str(CHECKED_REGISTRY[case.name]["function"](**case.tool_input))
-            report.require(value == (expected, False), "wrong_success", value=shown(value),
-                           expected=shown((expected, False)))
-            continue
-        report.require(flag is True, "not_flagged", value=shown(value))
-        report.require(said.startswith(ERROR), "no_error_prefix", value=shown(said))
-        if case.kind == UNKNOWN:
-            report.require(said.startswith(f"{ERROR}unknown tool"), "unknown_text", value=shown(said))
-        elif case.kind in (BAD_ARGUMENTS, NOT_AN_OBJECT):
-            start = f"{ERROR}bad arguments for {case.name!r}"
-            report.require(said.startswith(start), "bad_arguments_text", value=shown(said), start=start)
-            report.require(case.kind != NOT_AN_OBJECT or "must be an object" in said, "object_text",
-                           value=shown(said))
-        else:
-            report.require(not said.startswith(f"{ERROR}bad arguments"), "called_bad_arguments", value=shown(said))
-            report.require(case.names in said, "exception_not_named", value=shown(said), names=case.names)
     report.note("run_tool_ok")
+
+
+def _run_tool_once(run_tool, case: Call, report: Report) -> None:
+    """One call of run_tool, and what its pair must be."""
+    report.enter(case.key, call=CALL_SHOWN.format(name=case.name, tool_input=case.tool_input))
+    try:
+        value = run_tool(case.name, case.tool_input)
+    except NotImplementedError:
+        raise
+    except Exception as error:
+        raise report.failure("run_tool_raised", report.text(case.key).hint or None,
+                             error=f"{type(error).__name__}: {error}", where=learner_frame(error)) from None
+    report.require(type(value) is tuple and len(value) == 2, "not_a_pair", value=shown(value))
+    said, flag = value
+    report.require(type(said) is str and type(flag) is bool, "pair_types", value=shown(value))
+    if case.kind == OK:
+        expected = str(CHECKED_REGISTRY[case.name]["function"](**case.tool_input))
+        report.require(value == (expected, False), "wrong_success", value=shown(value),
+                       expected=shown((expected, False)))
+        return
+    report.require(flag is True, "not_flagged", value=shown(value))
+    report.require(said.startswith(ERROR), "no_error_prefix", value=shown(said))
+    if case.kind == UNKNOWN:
+        report.require(said.startswith(UNKNOWN_START), "unknown_text", value=shown(said))
+    elif case.kind in (ARGUMENTS, NOT_AN_OBJECT):
+        start = BAD_ARGUMENTS_START.format(name=case.name)
+        report.require(said.startswith(start), "bad_arguments_text", value=shown(said), start=start)
+        report.require(case.kind != NOT_AN_OBJECT or NOT_AN_OBJECT_WORDS in said, "object_text",
+                       value=shown(said))
+    else:
+        report.require(not said.startswith(BAD_ARGUMENTS), "called_bad_arguments", value=shown(said))
+        report.require(case.names in said, "exception_not_named", value=shown(said), names=case.names)
 
 
 # --- 6.2 and 6.3 agent_turn ---------------------------------------------------------------------------------
@@ -127,11 +142,13 @@ GUARD_KEEPS = [  # what a repeat guard must let through
 ]
 STUCK_CALL = tool_use("get_weather", {"town": "Paris"})
 STUCK_CAP = 10
+STUCK_REPLY = reply(text("Let me check."), STUCK_CALL)
+STUCK_SHOWN = f"{STUCK_CALL['name']}({STUCK_CALL['input']!r})"
 
 
 def _stubborn():
     """A model that sends the same failing call forever."""
-    return (reply(text("Let me check."), STUCK_CALL) for _ in itertools.count())
+    return (STUCK_REPLY for _ in itertools.count())
 
 
 STUBBORN = Scenario("stubborn", _stubborn, call_limit=STUCK_CAP, options={"max_iterations": STUCK_CAP})
@@ -208,9 +225,10 @@ def _history_valid(messages: list, report: Report) -> None:
 
 def _stopped_at_repeat(agent_turn, report: Report) -> None:
     """The stubborn model: stopped at its first repeat (2 calls), a line naming the tool, no call left unanswered."""
-    report.enter(STUBBORN.key, call=f"{STUCK_CALL['name']}({STUCK_CALL['input']!r})")
+    report.enter(STUBBORN.key, call=STUCK_SHOWN)
     turn, messages = _played(agent_turn, STUBBORN, report)
-    if isinstance(turn.error, TooManyCalls) or turns._gave_up(turn.error):
+    if isinstance(turn.error, (TooManyCalls, RuntimeError)) and not isinstance(turn.error, (NotImplementedError,
+                                                                                          RecursionError)):
         raise report.failure("no_guard", calls=turn.calls, cap=STUCK_CAP)
     _survived(turn, report)
     report.require(turn.calls == 2, "guard_calls", calls=turn.calls)
