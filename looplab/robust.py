@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import operator
 
 from .client import MODEL
@@ -168,12 +169,25 @@ CHECKED_REGISTRY = {
 
 # --- the program the notebook writes -------------------------------------------------------------------
 
+def cells_of(*functions) -> list[str]:
+    """The text of the cells these functions were defined in, in this order, each once.
+
+    IPython keeps the text of every cell it runs in `linecache`, under the file name its code objects carry,
+    whether or not the cell went into the input history (nbval, for one, runs cells without it)."""
+    cells: list[str] = []
+    for function in functions:
+        cell = "".join(linecache.getlines(inspect.unwrap(function).__code__.co_filename))
+        if cell and cell not in cells:
+            cells.append(cell)
+    return cells
+
+
 def program_from_cells(cells: list[str], names: list[str]) -> str:
     """Python source defining `names` as the notebook's own cells last defined them, in that order.
 
-    `cells` is IPython's input history (`In`): for each name, the latest cell run that binds it, and of
-    that cell only its top-level statements that bind the name (a try-it line after a function is left
-    out), with the cell's imports first. So the program is the learner's code, not the course's copy."""
+    For each name, the latest of `cells` that binds it, and of that cell only its top-level statements
+    that bind the name (a try-it line after a function is left out), with the cells' imports first. So
+    the program is the learner's code, not the course's copy."""
     from .checks.source import bound_names, latest_definition, parsed
 
     imports: list[str] = []
@@ -192,4 +206,4 @@ def program_from_cells(cells: list[str], names: list[str]) -> str:
                     imports.append(source)
             elif name in set(bound_names([statement])) and source not in parts:
                 parts.append(source)
-    return "\n".join(imports) + "\n\n\n" + "\n\n\n".join(parts) + "\n"
+    return "".join(f"{line}\n" for line in imports) + "\n\n" + "\n\n\n".join(parts) + "\n"
