@@ -178,7 +178,7 @@ def test_whole_request_flags_and_layout_in_jupyterlab(page, run_notebook):
 
     # A failed call (its tool_result has is_error true) is marked, in words, and not as a flag; the good one is not.
     expect(failed.locator(".looplab-failed")).to_have_count(1)
-    expect(failed.locator(".looplab-failed")).to_contain_text("toolu_demo_failed [A] ✗ failed call: is_error")
+    expect(failed.locator(".looplab-failed")).to_contain_text('"toolu_demo_failed" [A] ✗ failed call: is_error')
     expect(failed.locator(".looplab-dangling, .looplab-orphan")).to_have_count(0)
     expect(failed.locator('.looplab-pair[data-pair="B"]').last).not_to_contain_text("failed")
     failed.screenshot(path=str(ARTIFACTS / "viewer_failed_call.png"))
@@ -224,7 +224,8 @@ def test_a_reopened_notebook_keeps_folds_and_colours_through_the_sanitizer(page,
     name = jupyter_lab.add_notebook(executed)
     page.goto(jupyter_lab.url(f"/lab/tree/{name}?reset"))
     statics = page.locator(".looplab-static")
-    expect(statics).to_have_count(5, timeout=60_000)
+    expect(statics).to_have_count(6, timeout=60_000)
+    expect(statics.nth(5)).to_contain_text("✗ failed call: is_error")  # the words stay, whatever the sanitizer drops
     agent = statics.nth(2)
     expect(agent.locator("details.looplab-system > summary")).to_have_count(1)
     expect(agent.locator("details.looplab-tools > summary")).to_have_count(1)
