@@ -279,6 +279,18 @@ COURSE = Course(
                 Exercise("4.1", "run", "run", 4, "looplab.loop:run"),
             ),
         ),
+        Notebook(
+            "06_when_calls_go_wrong", "When calls go wrong", "looplab.checks.notebook6",
+            builds="a harness that survives bad tool calls: error results the model reads, a guard against repeats",
+            references="looplab.robust",
+            exercises=(
+                Exercise("6.1", "run_tool", "run_tool, every failure", 3, "looplab.robust:run_tool"),
+                Exercise("6.2", "agent_turn", "agent_turn, flagging only failures", 3, "looplab.robust:agent_turn"),
+                Exercise("6.3", "agent_turn", "agent_turn with a repeat guard", 2, "looplab.robust:agent_turn"),
+            ),
+            # While its checks run, the registry holds two tools that fail on purpose (looplab/robust.py).
+            provides={"TOOL_REGISTRY": "looplab.robust:CHECKED_REGISTRY", "TOOLS": "looplab.robust:TOOLS"},
+        ),
     ),
 )
 

@@ -5,7 +5,8 @@ through the steps. Each step shows the whole request (its `system` and `tools` f
 messages sent before folded, the new ones in full), then the response with its token `usage`, or
 the API's 400. Every `tool_use.id` wears the same letter and colour as the
 `tool_result.tool_use_id` that answers it; what the API refuses is flagged ⚠ in red, and calls
-not answered yet are marked ○ pending. Colour never carries meaning alone: letters and words do.
+not answered yet are marked ○ pending; a failed call (its result says `is_error`) is marked ✗ failed
+call, not flagged, since the API accepts it. Colour never carries meaning alone: letters and words do.
 
 Displaying the viewer makes two outputs: the widget, and a static rendering of every step (text/html
 and text/plain) for the places where no widget runs (GitHub, an nbconvert HTML export, a
@@ -45,10 +46,12 @@ PAIR_COLOURS = [
 ]
 FLAG_COLOUR = "#c00000"  # only flags are red, and they also say ⚠ and why
 FLAG, PENDING = "⚠", "○"  # symbols common fonts have (an hourglass emoji is a box without an emoji font)
+FAILED = "✗"  # a tool_result with is_error true: the call failed, and the model is told so (no flag: the API accepts it)
 ID_LINE = re.compile(r'^(\s*"(id|tool_use_id)": )"([^"]*)"(,?)$')
 LEGEND = (
     "[A] [B]...: a tool_use id and the tool_result answering it share a letter and colour · "
-    f"{FLAG} the API refuses this · {PENDING} pending: no tool_result yet · (new): new in this step"
+    f"{FLAG} the API refuses this · {PENDING} pending: no tool_result yet · {FAILED} failed call (is_error) · "
+    "(new): new in this step"
 )
 
 # Inline styles carry the colours (JupyterLab's sanitizer keeps them on untrusted outputs); the
@@ -141,7 +144,16 @@ def _id_mark(tool_id: str, key: str, step: Step, is_response: bool) -> tuple[str
         return f"{FLAG} answers no tool_use in the message before", "looplab-orphan"
     if key == "tool_use_id" and tool_id in step.misplaced:
         return f"{FLAG} comes after other content: results must come first", "looplab-orphan"
+    if key == "tool_use_id" and tool_id in failed_calls(step.messages):
+        return f"{FAILED} failed call: is_error", "looplab-failed"
     return "", ""
+
+
+def failed_calls(messages: list) -> set:
+    """The tool_use ids whose tool_result says the call failed (`"is_error": true`)."""
+    return {block.get("tool_use_id") for message in messages if isinstance(message, dict)
+            for block in (message.get("content") if isinstance(message.get("content"), list) else [])
+            if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("is_error") is True}
 
 
 def pair_colours(label: str | None) -> tuple[str, str]:
@@ -167,6 +179,9 @@ def _id_html(tool_id: str, words: str, css_class: str, label: str) -> str:
     elif css_class == "looplab-pending":
         style = ' style="outline:2px dotted #555555"'
         words = f" <i>{html.escape(words)}</i>"
+    elif css_class == "looplab-failed":
+        style = ' style="outline:2px dashed #555555"'
+        words = f" <b>{html.escape(words)}</b>"
     classes = f"looplab-pair {css_class}".strip()
     return (f'<span class="{classes}" data-pair="{html.escape(label)}"{style}>'
             f'"{html.escape(tool_id)}" {_chip(label)}{words}</span>')
@@ -246,6 +261,8 @@ def message_summary(message: Any) -> list:
             parts += [f"tool_use {block.get('name', '?')} ", ("id", block.get("id"))]
         elif kind == "tool_result":
             parts += ["tool_result ", ("id", block.get("tool_use_id"))]
+            if block.get("is_error") is True:
+                parts.append(f" {FAILED} failed")
         else:
             parts.append(str(kind))
     return parts

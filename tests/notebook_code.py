@@ -8,6 +8,7 @@ IPython magics or shell lines (`%`, `!`) are left out.
 
 import contextlib
 import io
+import linecache
 from pathlib import Path
 
 import nbformat
@@ -24,12 +25,16 @@ def solution_namespace(stem: str, until: str | None = None) -> dict:
     notebook = nbformat.read(ROOT / "solutions" / f"{stem}.ipynb", as_version=4)
     namespace: dict = {"__name__": f"solution_{stem}"}
     with offline_environ(), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        for cell in notebook.cells:
+        for index, cell in enumerate(notebook.cells):
             tags = cell.get("metadata", {}).get("tags", [])
             if cell.cell_type != "code" or has_magic(cell.source):
                 continue
+            # Each cell's text kept where its functions' code says it is, as IPython keeps it (notebook 6 writes
+            # its program from the cells that defined its functions).
+            filename = f"<{stem} cell {index}>"
+            linecache.cache[filename] = (len(cell.source), None, cell.source.splitlines(True), filename)
             try:
-                exec(compile(cell.source, f"<{stem} cell>", "exec"), namespace)
+                exec(compile(cell.source, filename, "exec"), namespace)
             except Exception:
                 if "raises-exception" not in tags:
                     raise

@@ -5,7 +5,7 @@ import pytest
 
 import looplab
 from looplab.history import steps_from_messages, unmatched_ids
-from looplab.viewer import PAIR_COLOURS
+from looplab.viewer import PAIR_COLOURS, message_summary
 from tests.notebook_code import notebook_question
 
 QUESTION = "What is 4823 × 1979?"
@@ -406,3 +406,21 @@ def test_displaying_the_viewer_makes_the_widget_and_the_static_rendering(offline
     assert static == viewer.static_bundle() and "Step 2 of 2" in static["text/plain"]
     assert repr(viewer) == viewer.static_text()  # a plain Python prompt shows every step too
     assert '<div class="looplab-static">' in static["text/html"]
+
+
+def test_a_failed_call_is_marked_in_words_and_not_as_a_flag():
+    """A tool_result with is_error true (notebook 6): its id says the call failed; the API accepts it, so no ⚠."""
+    failed = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_A", "content": "Error: ZeroDivisionError", "is_error": True},
+        {"type": "tool_result", "tool_use_id": "toolu_B", "content": "2"}]}
+    viewer = looplab.show_history([{"role": "user", "content": QUESTION}, tool_use_message("toolu_A", "toolu_B"),
+                                   failed, {"role": "assistant", "content": "Done."}])
+    text, html = viewer.static_text(), viewer.static_html()
+    assert '"tool_use_id": "toolu_A",   <- [A] ✗ failed call: is_error' in text
+    assert '"tool_use_id": "toolu_B",   <- [B]\n' in text
+    assert html.count('class="looplab-pair looplab-failed"') == 1
+    assert "⚠" not in html.split('class="looplab-pair looplab-failed"')[1].split("</span>")[0]
+    summary = message_summary(failed)  # the one line of a message sent before
+    assert "".join(part if isinstance(part, str) else "[id]" for part in summary) == \
+        "user: tool_result [id] ✗ failed, tool_result [id]"
+    assert "✗ failed call (is_error)" in viewer.legend.value

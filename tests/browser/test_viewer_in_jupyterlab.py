@@ -6,7 +6,8 @@ The DOM contract of `looplab.show_history(...)` that this test relies on:
 - every tool_use id and tool_result tool_use_id is wrapped in `.looplab-pair[data-pair="A"]` (B, C...) whose
   visible text includes "[A]" (a <b> chip in the pair's colour); a tool_use with no answer also has
   `.looplab-dangling` and the text "⚠ no tool_result", a misplaced or orphan result `.looplab-orphan`, a call
-  the history ends with `.looplab-pending` ("○ pending"); the 400 is `.looplab-error`;
+  the history ends with `.looplab-pending` ("○ pending"), a result with is_error true `.looplab-failed` ("✗ failed
+  call"); the 400 is `.looplab-error`;
 - a step's request `system` and `tools` are `details.looplab-system` / `details.looplab-tools` (folded);
 - the static rendering is a second output, `.looplab-static`, hidden beside a live widget; it is what an
   `nbconvert --execute` HTML export shows offline, and what a reopened (sanitized) notebook keeps.
@@ -82,10 +83,10 @@ def test_history_viewer_works_in_jupyterlab(page, run_notebook):
 
     run_notebook(page, DEMO)
 
-    # It rendered: five live viewers (the client's history, the dangling list, then those of the test
+    # It rendered: six live viewers (the client's history, the dangling list, then those of the test
     # below), no widget errors.
     viewers = page.locator(".looplab-viewer")
-    expect(viewers).to_have_count(5)
+    expect(viewers).to_have_count(6)
     history, dangling = viewers.nth(0), viewers.nth(1)
     expect(history).to_be_visible()
     expect(page.get_by_text("Error displaying widget")).to_have_count(0)
@@ -136,13 +137,14 @@ def test_whole_request_flags_and_layout_in_jupyterlab(page, run_notebook):
 
     run_notebook(page, DEMO)
     viewers = page.locator(".looplab-viewer")
-    expect(viewers).to_have_count(5)
+    expect(viewers).to_have_count(6)
     history, agent, misplaced, pending = viewers.nth(0), viewers.nth(2), viewers.nth(3), viewers.nth(4)
+    failed = viewers.nth(5)
 
     # Where the widget runs, the static rendering beside it is hidden (it is for nbconvert, GitHub...).
     statics = page.locator(".looplab-static")
-    expect(statics).to_have_count(5)
-    for index in range(5):
+    expect(statics).to_have_count(6)
+    for index in range(6):
         expect(statics.nth(index)).to_be_hidden()
 
     # The whole request: system and tools on every step, folded until clicked; the response's usage.
@@ -174,6 +176,13 @@ def test_whole_request_flags_and_layout_in_jupyterlab(page, run_notebook):
     expect(pending.locator(".looplab-step-label")).to_contain_text("not answered yet")
     expect(pending.locator(".looplab-pending")).to_contain_text("○ pending: no tool_result yet")
 
+    # A failed call (its tool_result has is_error true) is marked, in words, and not as a flag; the good one is not.
+    expect(failed.locator(".looplab-failed")).to_have_count(1)
+    expect(failed.locator(".looplab-failed")).to_contain_text('"toolu_demo_failed" [A] ✗ failed call: is_error')
+    expect(failed.locator(".looplab-dangling, .looplab-orphan")).to_have_count(0)
+    expect(failed.locator('.looplab-pair[data-pair="B"]').last).not_to_contain_text("failed")
+    failed.screenshot(path=str(ARTIFACTS / "viewer_failed_call.png"))
+
 
 def test_the_executed_html_export_shows_every_step_offline(page, tmp_path):
     """`jupyter nbconvert --to html --execute` of the demo, opened from file:// with the network cut."""
@@ -186,8 +195,8 @@ def test_the_executed_html_export_shows_every_step_offline(page, tmp_path):
     page.route(re.compile(r"^https?://"), lambda route: route.abort())  # the widget JavaScript's CDN, above all
     page.goto(export.as_uri())
     statics = page.locator(".looplab-static")
-    expect(statics).to_have_count(5)
-    for index in range(5):
+    expect(statics).to_have_count(6)
+    for index in range(6):
         static = statics.nth(index)
         expect(static).to_be_visible()
         total = int(STEP.search(static.inner_text())[2])
@@ -196,6 +205,7 @@ def test_the_executed_html_export_shows_every_step_offline(page, tmp_path):
     expect(statics.nth(1).locator(".looplab-dangling").first).to_be_visible()
     expect(statics.nth(3).locator(".looplab-orphan").first).to_be_visible()
     expect(statics.nth(4).locator(".looplab-pending").first).to_be_visible()
+    expect(statics.nth(5).locator(".looplab-failed").first).to_contain_text("✗ failed call")
     system = statics.nth(2).locator("details.looplab-system").first
     expect(system.locator("> summary")).to_be_visible()
     expect(system.locator("> pre")).to_be_hidden()
@@ -214,7 +224,8 @@ def test_a_reopened_notebook_keeps_folds_and_colours_through_the_sanitizer(page,
     name = jupyter_lab.add_notebook(executed)
     page.goto(jupyter_lab.url(f"/lab/tree/{name}?reset"))
     statics = page.locator(".looplab-static")
-    expect(statics).to_have_count(5, timeout=60_000)
+    expect(statics).to_have_count(6, timeout=60_000)
+    expect(statics.nth(5)).to_contain_text("✗ failed call: is_error")  # the words stay, whatever the sanitizer drops
     agent = statics.nth(2)
     expect(agent.locator("details.looplab-system > summary")).to_have_count(1)
     expect(agent.locator("details.looplab-tools > summary")).to_have_count(1)

@@ -1,0 +1,209 @@
+"""Notebook 6's course version: tools may be careless, the harness around them is not.
+
+A model's tool call can fail in three ways: it names a tool that is not registered; its arguments do
+not fit the function (a wrong key, a missing one, not an object at all); or the tool raises while it
+runs. `run_tool` turns each into an error text and a flag, `(text, is_error)`, and never raises; the
+agent turn sends that flag back as `"is_error": true` (absent on success) so the model can correct its
+call; and a model that repeats the very call that just failed is stopped before the iteration cap.
+
+Why the calculator here is careless, unlike notebook 1's (`looplab.tools.calculator`, which never
+raises): real tools are written by people who did not think of every input, so the harness must hold
+whatever a tool does. From notebook 6 on, `1 / 0` raises ZeroDivisionError inside the tool, and the
+harness reports it.
+
+Why the arguments are bound against the signature before the call (`inspect.signature(...).bind`):
+a `TypeError` can come from the call itself (the model's arguments do not fit) or from inside the tool
+(a bug of the tool's). Caught after the call, the two look alike; bound first, each is named for what
+it is. (The series this course grew from reports both as "bad arguments".)
+
+Notebooks 1-4's `looplab.tools.run_tool` keeps its texts and its type (text only): this module is
+notebook 6's own, and imports the weather and letters tools from notebook 5's (`looplab.toolbox`).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import operator
+
+from .client import MODEL
+from .loop import MAX_TOKENS, SYSTEM_PROMPT
+from .toolbox import count_letters, get_weather
+
+__all__ = ["calculator", "get_weather", "count_letters", "TOOL_REGISTRY", "TOOLS", "run_tool", "agent_turn",
+           "CHECKED_REGISTRY"]
+
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+
+
+def calculator(expression: str) -> str:
+    """Arithmetic with + - * / and parentheses, the careless way: a problem raises (1 / 0: ZeroDivisionError).
+
+    It still only reads the text (ast.parse, never eval): careless about errors, not about safety."""
+    tree = ast.parse(expression.replace("×", "*").replace("÷", "/"), mode="eval")
+    return repr(_value(tree.body))
+
+
+def _value(node):
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+        return _UNARY[type(node.op)](_value(node.operand))
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        return _BINARY[type(node.op)](_value(node.left), _value(node.right))
+    raise ValueError(f"only numbers and + - * / ( ) are allowed, found {ast.unparse(node)!r}")
+
+
+# The registry: tool name -> its function and its schema (the series' shape); TOOLS is derived from it.
+TOOL_REGISTRY = {
+    "calculator": {
+        "function": calculator,
+        "schema": {
+            "description": "Evaluates an arithmetic expression with + - * / and parentheses, e.g. '(12.5 + 3) * 4'. "
+                           "Use it for any arithmetic.",
+            "input_schema": {"type": "object",
+                             "properties": {"expression": {"type": "string", "description": "The arithmetic."}},
+                             "required": ["expression"]},
+        },
+    },
+    "get_weather": {
+        "function": get_weather,
+        "schema": {
+            "description": "The current weather in a city, e.g. 'Paris'.",
+            "input_schema": {"type": "object",
+                             "properties": {"city": {"type": "string", "description": "The city's name."}},
+                             "required": ["city"]},
+        },
+    },
+    "count_letters": {
+        "function": count_letters,
+        "schema": {
+            "description": "Counts how many times one letter occurs in a text, ignoring case.",
+            "input_schema": {"type": "object",
+                             "properties": {"text": {"type": "string", "description": "The text to look in."},
+                                            "letter": {"type": "string", "description": "The one letter."}},
+                             "required": ["text", "letter"]},
+        },
+    },
+}
+TOOLS = [{"name": name, **entry["schema"]} for name, entry in TOOL_REGISTRY.items()]
+
+
+def run_tool(name: str, tool_input) -> tuple[str, bool]:
+    """Run the tool the model asked for: (its text, False), or (an "Error: ..." text, True). Never raises."""
+    entry = TOOL_REGISTRY.get(name) if isinstance(name, str) else None
+    if entry is None:
+        return f"Error: unknown tool {name!r}", True  # the model has the list: it is sent with every request
+    if not isinstance(tool_input, dict):
+        return f"Error: bad arguments for {name!r}: the input must be an object, got {type(tool_input).__name__}", True
+    function = entry["function"]
+    try:
+        arguments = inspect.signature(function).bind(**tool_input)
+    except TypeError as error:  # the model's arguments do not fit the function
+        return f"Error: bad arguments for {name!r}: {error}", True
+    try:
+        return str(function(*arguments.args, **arguments.kwargs)), False
+    except Exception as error:  # the tool itself failed, whatever the exception
+        return f"Error: {name!r} raised {type(error).__name__}: {error}", True
+
+
+def agent_turn(client, messages: list, max_iterations: int = 10, system: str = SYSTEM_PROMPT) -> str:
+    """Call the model and run its tool calls until it answers in words; every failure goes back flagged.
+
+    A reply that repeats a call (same tool, same input) that already failed in this turn is not run again:
+    each of its calls is answered with an error result, so the history stays valid, and the turn ends with
+    a line saying so. After `max_iterations` model calls it raises RuntimeError, as notebook 2's does.
+    """
+    failed = []  # (name, input) of every call that failed in this turn
+    for _ in range(max_iterations):
+        reply = client.messages.create(model=MODEL, max_tokens=MAX_TOKENS, system=system, tools=TOOLS,
+                                       messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+        if reply.stop_reason != "tool_use":
+            return "".join(block.text for block in reply.content if block.type == "text")
+        calls = [block for block in reply.content if block.type == "tool_use"]
+        repeated = [call for call in calls if (call.name, call.input) in failed]
+        results = []
+        for call in calls:
+            if repeated:
+                output, is_error = "Error: not run: the same call already failed in this turn", True
+            else:
+                output, is_error = run_tool(call.name, call.input)
+            result = {"type": "tool_result", "tool_use_id": call.id, "content": output}
+            if is_error:
+                result["is_error"] = True
+                failed.append((call.name, call.input))
+            results.append(result)
+        messages.append({"role": "user", "content": results})
+        if repeated:
+            return f"(stopped: the model repeated a call that had failed, {repeated[0].name}({repeated[0].input}))"
+    raise RuntimeError(f"the model was still asking for tools after {max_iterations} calls")
+
+
+# --- what the checks play -------------------------------------------------------------------------------
+
+def explode() -> str:
+    """A tool that fails while it runs, with no arguments at fault."""
+    raise RuntimeError("boom")
+
+
+def shout(text: str) -> str:
+    """A tool with a bug of its own: whatever text it is given, it raises a TypeError inside."""
+    return text.upper() + 1
+
+
+# While a check of notebook 6 runs, the notebook's TOOL_REGISTRY is this one (looplab/course.py: `provides`):
+# its tools and two that fail on purpose, so that a harness meets every kind of failure, the grader's way too.
+CHECKED_REGISTRY = {
+    **TOOL_REGISTRY,
+    "explode": {"function": explode,
+                "schema": {"description": "Fails.", "input_schema": {"type": "object", "properties": {}}}},
+    "shout": {"function": shout,
+              "schema": {"description": "Shouts a text.",
+                         "input_schema": {"type": "object", "properties": {"text": {"type": "string"}},
+                                          "required": ["text"]}}},
+}
+
+
+# --- the program the notebook writes -------------------------------------------------------------------
+
+def cells_of(*functions) -> list[str]:
+    """The text of the cells these functions were defined in, in this order, each once.
+
+    IPython keeps the text of every cell it runs in `linecache`, under the file name its code objects carry,
+    whether or not the cell went into the input history (nbval, for one, runs cells without it)."""
+    cells: list[str] = []
+    for function in functions:
+        cell = "".join(linecache.getlines(inspect.unwrap(function).__code__.co_filename))
+        if cell and cell not in cells:
+            cells.append(cell)
+    return cells
+
+
+def program_from_cells(cells: list[str], names: list[str]) -> str:
+    """Python source defining `names` as the notebook's own cells last defined them, in that order.
+
+    For each name, the latest of `cells` that binds it, and of that cell only its top-level statements
+    that bind the name (a try-it line after a function is left out), with the cells' imports first. So
+    the program is the learner's code, not the course's copy."""
+    from .checks.source import bound_names, latest_definition, parsed
+
+    imports: list[str] = []
+    parts: list[str] = []
+    for name in names:
+        cell = latest_definition(cells, name)
+        tree = parsed(cell) if cell is not None else None
+        if tree is None:
+            raise NameError(f"no cell run so far defines {name!r}: run the notebook's cells first")
+        lines = cell.splitlines()
+        for statement in tree.body:
+            first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])])
+            source = "\n".join(lines[first - 1:statement.end_lineno])
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                if source not in imports:
+                    imports.append(source)
+            elif name in set(bound_names([statement])) and source not in parts:
+                parts.append(source)
+    return "".join(f"{line}\n" for line in imports) + "\n\n" + "\n\n\n".join(parts) + "\n"
