@@ -183,6 +183,8 @@ def serves(entries, system=None, machine=None, version_info=sys.version_info):
 
 def describe(entries):
     """What a wheelhouse serves, in a few words: "Linux x86_64, macOS arm64 on Python 3.11, 3.12"."""
+    if entries is None:
+        return "laptops it does not name (a handout older than its platforms.json)"
     if not entries:
         return "no laptop: it holds the course's wheel alone (the small handout)"
     groups = []
@@ -316,7 +318,7 @@ def install_from_wheelhouse(pip_install, wheelhouse):
         say("the small handout: the course is in {}/, the packages it needs come from the network (about 55 MB); "
             "pip shows each download".format(WHEELHOUSE))
     else:
-        line = not_served_line(entries or [], this_laptop(), why, online)
+        line = not_served_line(entries, this_laptop(), why, online)
         if not online:
             return line
         say(line)
