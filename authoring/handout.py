@@ -132,7 +132,8 @@ def release(stems: list[str], out: Path) -> list[Path]:
 
 
 def zip_size(folder: Path) -> str:
-    return f"{folder}.zip ({Path(f'{folder}.zip').stat().st_size / 1e6:.0f} MB)"
+    megabytes = Path(f"{folder}.zip").stat().st_size / 1e6
+    return f"{folder}.zip ({megabytes:.1f} MB)" if megabytes < 10 else f"{folder}.zip ({megabytes:.0f} MB)"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,6 +25,7 @@ import time
 import zipfile
 from pathlib import Path
 
+from . import ROOT
 from . import wheelhouse as wheels
 
 READY = "ready for the course"
@@ -64,7 +65,7 @@ def dry_run(handout: Path, entry: dict, python: str) -> tuple[bool, str]:
         command = [*wheels.pip_runner(platform_, python), "install", "--dry-run", "--quiet", "--report", "-",
                    "--no-index", "--find-links", str(handout / "wheelhouse"), "--target", target,
                    *wheels.target_options(platform_, python), "-r", str(handout / "requirements.txt")]
-        run = subprocess.run(command, capture_output=True, text=True, env=isolated_environment(), cwd=handout)
+        run = subprocess.run(command, capture_output=True, text=True, env=isolated_environment(), cwd=ROOT)
     if run.returncode != 0:
         errors = [line for line in run.stderr.splitlines() if line.startswith("ERROR")]
         return False, (errors or run.stderr.splitlines() or ["pip failed"])[0]

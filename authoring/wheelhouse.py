@@ -23,6 +23,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import ROOT
+
 # The Pythons the course supports: from scripts/bootstrap.py's NEEDED (3.11) to the newest one it is
 # tested on (pyproject's requires-python has no upper bound; add a version here once it is tested).
 PYTHONS = ("3.11", "3.12", "3.13")
@@ -174,5 +176,5 @@ def describe(entries: list[dict]) -> str:
 def fill(wheelhouse: Path, requirements: Path, names: list[str], pythons: list[str], run=subprocess.run) -> None:
     """Download every wheel the course needs for these platforms and Pythons, then say what it serves."""
     for command in download_plan(wheelhouse, requirements, names, pythons):
-        run(command, check=True)
+        run(command, check=True, cwd=ROOT)  # where `-m authoring.pip_for_platform` is found
     write_served(wheelhouse, served(names, pythons))

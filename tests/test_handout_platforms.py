@@ -49,7 +49,7 @@ def test_the_default_is_the_rooms_mix_of_three_systems():
 def test_one_download_per_platform_and_python_each_with_one_architecture(tmp_path):
     calls = []
     wheels.fill(tmp_path, tmp_path / "requirements.txt", wheels.platforms_named(["all"]), list(wheels.PYTHONS),
-                run=lambda command, check: calls.append(command))
+                run=lambda command, **options: calls.append(command))
     assert len(calls) == 5 * 3
     seen = set()
     for command in calls:
@@ -70,7 +70,7 @@ def test_one_download_per_platform_and_python_each_with_one_architecture(tmp_pat
 
 def test_here_is_one_plain_download_for_this_computer_and_python(tmp_path):
     calls = []
-    wheels.fill(tmp_path, tmp_path / "r.txt", ["here"], ["3.12"], run=lambda command, check: calls.append(command))
+    wheels.fill(tmp_path, tmp_path / "r.txt", ["here"], ["3.12"], run=lambda command, **options: calls.append(command))
     [command] = calls
     assert command[:3] == [sys.executable, "-m", "pip"] and "--platform" not in command
     [entry] = wheels.read_served(tmp_path)
