@@ -32,8 +32,9 @@ READY = "ready for the course"
 
 
 def isolated_environment() -> dict:
-    """The learner's pip: none of this machine's pip settings (an index or find-links on its disk)."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("PIP_")}
+    """The learner's pip: none of this machine's pip settings (an index or find-links on its disk), and
+    no PYTHONPATH (it would lend the venv this repository's looplab)."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PIP_", "PYTHON"))}
     return {**env, "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 
 
@@ -50,12 +51,15 @@ def offline_prefix() -> tuple[list[str], dict, str]:
 
 
 def interpreter(python: str) -> str | None:
-    """An installed python3.X: on PATH, else the newest of pyenv's."""
-    found = shutil.which(f"python{python}")
-    if found:
-        return found
-    pyenv = sorted(Path.home().glob(f".pyenv/versions/{python}.*/bin/python{python}"))
-    return str(pyenv[-1]) if pyenv else None
+    """An installed python3.X that runs: on PATH, else the newest of pyenv's (its shims may refuse to run)."""
+    candidates = [shutil.which(f"python{python}"), *reversed(sorted(Path.home().glob(
+        f".pyenv/versions/{python}.*/bin/python{python}")))]
+    for candidate in filter(None, candidates):
+        said = subprocess.run([str(candidate), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                              capture_output=True, text=True)
+        if said.returncode == 0 and said.stdout.strip() == python:
+            return str(candidate)
+    return None
 
 
 def dry_run(handout: Path, entry: dict, python: str) -> tuple[bool, str]:

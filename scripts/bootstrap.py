@@ -206,7 +206,7 @@ def not_served_line(entries, laptop, why, online):
     if entries and not any(python in entry["pythons"] for entry in entries):
         build = "`--for {} --python {}`".format(name, python)
     then = ("trying with the network now (or ask your teacher for a handout built {})" if online else
-            "no network either, so nothing was installed: connect to a network and run this again, or ask "
+            "no network either, and nothing was installed: connect to a network and run this again, or ask "
             "your teacher for a handout built {}").format(build)
     return "{}/ {} this laptop ({}, Python {}); it serves {}. So: {}.".format(
         WHEELHOUSE, why, label, python, describe(entries), then)
