@@ -30,6 +30,7 @@ those solution notebooks (with their outputs) into `dist/solutions/`.
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import subprocess
 import sys
@@ -162,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         names = wheels.platforms_named(args.targets.split(","))
     except ValueError as error:
         parser.error(str(error))
+    if not all(re.fullmatch(r"3\.\d+", python) for python in args.python.split(",")):
+        parser.error(f"--python takes versions such as 3.12,3.13; got {args.python}")
     folder = build_handout(args.out, names, args.python.split(","), args.requirements)
     print(f"handout: {zip_size(folder)} serves {wheels.describe(wheels.read_served(folder / 'wheelhouse'))}")
     print(f"handout: {zip_size(args.out / SMALL)} holds the course only (its set-up needs the network)")
