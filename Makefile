@@ -34,7 +34,8 @@ record: dev
 notebooks: dev
 	$(BIN)/python -m authoring notebooks
 
-# What an instructor sends learners, into dist/: learner notebooks, a wheelhouse, a learner README; no answers.
+# What an instructor sends learners, into dist/: learner notebooks, a wheelhouse for Windows, macOS and Linux
+# on Python 3.11-3.13, a learner README; no answers. Also the small handout (no wheelhouse). Check it: --verify
 # Solutions, when it is time: .venv/bin/python -m authoring handout --release 01_one_tool_call
 handout: dev
 	$(BIN)/python -m authoring handout

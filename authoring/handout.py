@@ -1,7 +1,9 @@
 """`make handout`: the folder an instructor sends to learners, with no answers in it.
 
-    .venv/bin/python -m authoring handout                      # dist/looplab-handout/ and its .zip
-    .venv/bin/python -m authoring handout --for all            # wheelhouse for Windows, macOS and Linux too
+    .venv/bin/python -m authoring handout                      # the room's mix: Windows, macOS, Linux
+    .venv/bin/python -m authoring handout --for here           # this computer and Python only (quick)
+    .venv/bin/python -m authoring handout --for linux-aarch64 --python 3.12   # one kind of laptop
+    .venv/bin/python -m authoring handout --verify             # check dist/'s handout (authoring/handout_check.py)
     .venv/bin/python -m authoring handout --release 01_one_tool_call   # dist/solutions/01_one_tool_call.ipynb
 
 Why: learners need the notebooks and the package, not the repository, which holds `solutions/` (a
@@ -9,10 +11,17 @@ learner who copied them would score full marks) and the grader's machinery. The 
 
 - `notebooks/`: the learner notebooks (exercise regions replaced by stubs, outputs cleared);
 - `wheelhouse/`: the course's package as a wheel (recordings and checks inside) and every wheel it
-  needs, so a room with bad Wi-Fi installs without the network (`--for` chooses the computers);
+  needs, so a room with bad Wi-Fi installs without the network; by default for Windows x86_64, macOS
+  arm64 and x86_64, Linux x86_64 and aarch64 on every Python the course supports (`--for` and
+  `--python` choose others; authoring/wheelhouse.py), with `platforms.json` saying which;
 - `requirements.txt`: the same pins as the repository's, the course itself as `looplab==VERSION`;
 - `scripts/bootstrap.py`: the same set-up script as the repository's (it installs from the wheelhouse);
-- `README.md`: set-up on each system, offline install, how to hand in (docs/HANDOUT_README.md).
+- `README.md`: set-up on each system, which laptops it serves offline, how to hand in
+  (docs/HANDOUT_README.md).
+
+Every build also writes the small handout, `looplab-handout-small/` and its zip: the same without the
+other packages' wheels (notebooks, the course's wheel, the set-up), for a room with a network, small
+enough to send by mail; its set-up downloads the rest.
 
 Solutions are released one notebook at a time, when the instructor decides: `--release STEM...` copies
 those solution notebooks (with their outputs) into `dist/solutions/`.
@@ -21,6 +30,7 @@ those solution notebooks (with their outputs) into `dist/solutions/`.
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import subprocess
 import sys
@@ -30,22 +40,19 @@ from pathlib import Path
 from looplab.course import COURSE
 
 from . import ROOT
+from . import wheelhouse as wheels
 
 DIST = ROOT / "dist"
 HANDOUT = "looplab-handout"
-# Which computers a wheelhouse serves: pip's platform tags per system, for each Python the course runs on.
-PYTHONS = ("3.11", "3.12", "3.13")
-PLATFORMS = {
-    "linux": ("manylinux2014_x86_64", "manylinux_2_28_x86_64", "manylinux2014_aarch64", "manylinux_2_28_aarch64"),
-    "macos": ("macosx_11_0_arm64", "macosx_10_15_x86_64", "macosx_10_9_x86_64"),
-    "windows": ("win_amd64",),
-}
+SMALL = "looplab-handout-small"
 
 
-def learner_pins(version: str) -> str:
-    """requirements.txt as a learner gets it: the course from its wheel (same version), the rest pinned."""
+def learner_pins(version: str, requirements: Path | None = None) -> str:
+    """requirements.txt as a learner gets it: the course from its wheel (same version), the rest pinned.
+
+    `requirements` replaces the repository's requirements.txt for a trial (`--requirements`)."""
     lines = []
-    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
+    for line in (requirements or ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
         if line.strip() == "-e .":
             line = f"looplab=={version}  # from wheelhouse/"
         lines.append(line)
@@ -69,19 +76,21 @@ def build_wheel(wheelhouse: Path) -> Path:
     return wheel
 
 
-def fill_wheelhouse(wheelhouse: Path, requirements: Path, targets: list[str]) -> None:
-    """Every wheel the course needs, for this computer ("here") or for the named systems."""
-    wheels = ["--find-links", wheelhouse, "--dest", wheelhouse, "--only-binary", ":all:", "-r", requirements]
-    if "here" in targets:
-        pip("download", "--quiet", *wheels)
-    for system in (target for target in targets if target != "here"):
-        for python in PYTHONS:
-            tags = [arg for tag in PLATFORMS[system] for arg in ("--platform", tag)]
-            pip("download", "--quiet", *tags, "--python-version", python, *wheels)
+SERVES_OFFLINE = "**This copy installs without the network on:** {}."
+SERVES_NOTHING = ("**This copy is the small handout:** it holds the course but not the packages it needs, "
+                  "so the set-up downloads them (about 55 MB): run it where there is a network.")
 
 
-def build_handout(out: Path, targets: list[str]) -> Path:
-    """dist/looplab-handout/ from scratch, and a zip of it beside it. Returns the folder."""
+def learner_readme(entries: list[dict]) -> str:
+    """docs/HANDOUT_README.md with the notebooks and, on its first page, the laptops this copy serves."""
+    listing = ", ".join(f"`{notebook.stem}`" for notebook in COURSE.notebooks)
+    serves = SERVES_OFFLINE.format(wheels.describe(entries)) if entries else SERVES_NOTHING
+    text = (ROOT / "docs" / "HANDOUT_README.md").read_text(encoding="utf-8")
+    return text.replace("{NOTEBOOKS}", listing).replace("{SERVES}", serves)
+
+
+def build_handout(out: Path, names: list[str], pythons: list[str], requirements: Path | None = None) -> Path:
+    """dist/looplab-handout/ from scratch, the small handout beside it, and a zip of each. Returns the folder."""
     folder = out / HANDOUT
     shutil.rmtree(folder, ignore_errors=True)
     (folder / "notebooks").mkdir(parents=True)
@@ -89,15 +98,28 @@ def build_handout(out: Path, targets: list[str]) -> Path:
         shutil.copy(ROOT / "notebooks" / f"{notebook.stem}.ipynb", folder / "notebooks")
     (folder / "scripts").mkdir()
     shutil.copy(ROOT / "scripts" / "bootstrap.py", folder / "scripts")
-    listing = ", ".join(f"`{notebook.stem}`" for notebook in COURSE.notebooks)
-    readme = (ROOT / "docs" / "HANDOUT_README.md").read_text(encoding="utf-8").replace("{NOTEBOOKS}", listing)
-    (folder / "README.md").write_text(readme, encoding="utf-8")
     wheel = build_wheel(folder / "wheelhouse")
-    requirements = folder / "requirements.txt"
-    requirements.write_text(learner_pins(wheel.name.split("-")[1]), encoding="utf-8")  # looplab-VERSION-...whl
-    fill_wheelhouse(folder / "wheelhouse", requirements, targets)
+    pins = folder / "requirements.txt"
+    pins.write_text(learner_pins(wheel.name.split("-")[1], requirements), encoding="utf-8")  # looplab-VERSION-...
+    build_small(folder, wheel, out / SMALL)
+    wheels.fill(folder / "wheelhouse", pins, names, pythons)
+    (folder / "README.md").write_text(learner_readme(wheels.read_served(folder / "wheelhouse")), encoding="utf-8")
     shutil.make_archive(str(folder), "zip", out, HANDOUT)
     return folder
+
+
+def build_small(full: Path, wheel: Path, small: Path) -> Path:
+    """The small handout: the full one's notebooks, set-up and pins, and of the wheelhouse the course alone."""
+    shutil.rmtree(small, ignore_errors=True)
+    for part in ("notebooks", "scripts"):
+        shutil.copytree(full / part, small / part)
+    shutil.copy(full / "requirements.txt", small)
+    (small / "wheelhouse").mkdir()
+    shutil.copy(wheel, small / "wheelhouse")
+    wheels.write_served(small / "wheelhouse", [])
+    (small / "README.md").write_text(learner_readme([]), encoding="utf-8")
+    shutil.make_archive(str(small), "zip", small.parent, small.name)
+    return small
 
 
 def release(stems: list[str], out: Path) -> list[Path]:
@@ -110,24 +132,43 @@ def release(stems: list[str], out: Path) -> list[Path]:
     return [Path(shutil.copy(ROOT / "solutions" / f"{stem}.ipynb", out / "solutions")) for stem in stems]
 
 
+def zip_size(folder: Path) -> str:
+    megabytes = Path(f"{folder}.zip").stat().st_size / 1e6
+    return f"{folder}.zip ({megabytes:.1f} MB)" if megabytes < 10 else f"{folder}.zip ({megabytes:.0f} MB)"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m authoring handout", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DIST, help="where to build (default: dist/)")
-    parser.add_argument("--for", dest="targets", default="here",
-                        help="whose computers the wheelhouse serves: here (default), or a comma list of "
-                             f"{', '.join(PLATFORMS)}, or all")
+    parser.add_argument("--for", dest="targets", default="all",
+                        help="whose laptops the wheelhouse serves, a comma list: all (default: "
+                             f"{', '.join(wheels.ROOM)}), {wheels.HERE} (this computer and Python only), "
+                             f"{', '.join(wheels.SYSTEMS)}, or {', '.join(wheels.PLATFORMS)}")
+    parser.add_argument("--python", default=",".join(wheels.PYTHONS),
+                        help=f"for which Pythons, a comma list (default: {','.join(wheels.PYTHONS)}; not with here)")
+    parser.add_argument("--requirements", type=Path, help="pins to use instead of requirements.txt (a trial)")
+    parser.add_argument("--verify", action="store_true",
+                        help="check the handout in OUT: offline installs here, dry runs for the other laptops")
+    parser.add_argument("--dry-runs-only", action="store_true", help="with --verify: skip the real installs")
     parser.add_argument("--release", nargs="+", metavar="NOTEBOOK", help="copy these solutions to OUT/solutions/")
     args = parser.parse_args(argv)
     if args.release:
         for path in release(args.release, args.out):
             print(f"handout: released {path}")
         return 0
-    targets = ["here", *PLATFORMS] if args.targets == "all" else args.targets.split(",")
-    if set(targets) - {"here", *PLATFORMS}:
-        parser.error(f"--for takes here, {', '.join(PLATFORMS)} or all; got {args.targets}")
-    folder = build_handout(args.out, targets)
-    size = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) / 1e6
-    print(f"handout: {folder} ({size:.0f} MB) and {folder}.zip: send the zip; solutions stay here")
+    if args.verify:
+        from .handout_check import verify
+        return verify(args.out / HANDOUT, args.dry_runs_only)
+    try:
+        names = wheels.platforms_named(args.targets.split(","))
+    except ValueError as error:
+        parser.error(str(error))
+    if not all(re.fullmatch(r"3\.\d+", python) for python in args.python.split(",")):
+        parser.error(f"--python takes versions such as 3.12,3.13; got {args.python}")
+    folder = build_handout(args.out, names, args.python.split(","), args.requirements)
+    print(f"handout: {zip_size(folder)} serves {wheels.describe(wheels.read_served(folder / 'wheelhouse'))}")
+    print(f"handout: {zip_size(args.out / SMALL)} holds the course only (its set-up needs the network)")
+    print("handout: send a zip; solutions stay here")
     return 0
 
 

@@ -18,7 +18,12 @@ What it does, in order, saying each step on one line:
 3. installs the pinned packages: `requirements.txt` (what the notebooks need) for `lab`, plus
    `requirements-dev.txt` (the test tools) for `test`; pip shows each download, so a slow network
    looks slow, not stuck. It runs again only when those files change. In a handout
-   (authoring/handout.py) the same script installs from the handout's `wheelhouse/` without the network;
+   (authoring/handout.py) the same script installs from the handout's `wheelhouse/` without the network,
+   after checking in `wheelhouse/platforms.json` that it serves this laptop and Python. When it does
+   not (or pip finds a wheel missing), one line says so, names this laptop and what the handout serves,
+   and the install goes on with the network, its retries bounded; with no network either, one more
+   line says the two ways out, and `python -m looplab doctor` in the venv then says the same (see
+   `leave_a_reason`). No step ends in a traceback: a failed command is one line (`main`);
 
 4. `lab`: turns JupyterLab's news and update pop-ups off (in the venv's settings) and opens the first
    notebook, handing the terminal over to JupyterLab (see `hand_over`: one Ctrl+C, or a signal, stops
@@ -34,6 +39,7 @@ import json
 import os
 import platform
 import shutil
+import socket
 import subprocess
 import sys
 
@@ -43,6 +49,10 @@ NEEDED = (3, 11)
 LEARNER_REQUIREMENTS = "requirements.txt"
 DEV_REQUIREMENTS = "requirements-dev.txt"
 WHEELHOUSE = "wheelhouse"  # in a handout: every wheel the course needs, for a room without internet
+SERVED = "platforms.json"  # in the wheelhouse: the laptops and Pythons it serves (authoring/wheelhouse.py)
+INDEX = "pypi.org"  # where pip downloads from, unless PIP_INDEX_URL says otherwise
+# With the network: a dead network costs seconds, not pip's 5 retries of 15 s for every package.
+BOUNDED = ["--retries", "1", "--timeout", "15"]
 STAMP = ".looplab-installed"  # inside .venv: a hash of what was installed
 FIRST_NOTEBOOK = os.path.join("notebooks", "01_one_tool_call.ipynb")
 # JupyterLab asks on first start whether to fetch news from the internet: not in a workshop.
@@ -141,30 +151,181 @@ def recorded_installs(venv):
         return {}
 
 
+def this_laptop(system=None, machine=None, version_info=sys.version_info):
+    """(name as `--for` takes it, label, Python): ("linux-aarch64", "Linux aarch64", "3.12")."""
+    system = system or platform.system()
+    machine = (machine or platform.machine()).lower()
+    kind = {"Windows": "windows", "Darwin": "macos", "Linux": "linux"}.get(system, system.lower())
+    machine = {"amd64": "x86_64", "x64": "x86_64"}.get(machine, machine)
+    if machine in ("arm64", "aarch64"):
+        machine = "aarch64" if kind == "linux" else "arm64"
+    label = "{} {}".format({"macos": "macOS"}.get(kind, system), machine)
+    return kind + "-" + machine, label, "{}.{}".format(*version_info[:2])
+
+
+def read_served(wheelhouse):
+    """The platforms a handout's wheelhouse serves (a list, maybe empty), or None if it does not say."""
+    try:
+        with open(os.path.join(wheelhouse, SERVED), encoding="utf-8") as served:
+            return json.load(served)["platforms"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def serves(entries, system=None, machine=None, version_info=sys.version_info):
+    """Whether one of these platforms is this laptop with this Python."""
+    system = system or platform.system()
+    machine = (machine or platform.machine()).lower()
+    python = "{}.{}".format(*version_info[:2])
+    return any(entry["system"] == system and machine in entry["machines"] and python in entry["pythons"]
+               for entry in entries)
+
+
+def describe(entries):
+    """What a wheelhouse serves, in a few words: "Linux x86_64, macOS arm64 on Python 3.11, 3.12"."""
+    if entries is None:
+        return "laptops it does not name (a handout older than its platforms.json)"
+    if not entries:
+        return "no laptop: it holds the course's wheel alone (the small handout)"
+    groups = []
+    for entry in entries:
+        pythons = ", ".join(entry["pythons"])
+        for group in groups:
+            if group[0] == pythons:
+                group[1].append(entry["label"])
+                break
+        else:
+            groups.append((pythons, [entry["label"]]))
+    return "; ".join("{} on Python {}".format(", ".join(labels), pythons) for pythons, labels in groups)
+
+
+def not_served_line(entries, laptop, why, online):
+    """The one line for a laptop the wheelhouse cannot serve: this laptop, what it serves, the ways out."""
+    name, label, python = laptop
+    build = "`--for {}`".format(name)
+    if entries and not any(python in entry["pythons"] for entry in entries):
+        build = "`--for {} --python {}`".format(name, python)
+    then = ("trying with the network now (or ask your teacher for a handout built {})" if online else
+            "no network either, and nothing was installed: connect to a network and run this again, or ask "
+            "your teacher for a handout built {}").format(build)
+    return "{}/ {} this laptop ({}, Python {}); it serves {}. So: {}.".format(
+        WHEELHOUSE, why, label, python, describe(entries), then)
+
+
+def network_reachable(timeout=5):
+    """Whether pip's index answers at all, so that a laptop offline gets one line, not pip's retries."""
+    if any(os.environ.get(name) for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):
+        return True  # through a proxy: let pip try
+    host = INDEX
+    index = os.environ.get("PIP_INDEX_URL", "")
+    if "://" in index:
+        host = index.split("://", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1]
+        if index.startswith("file:"):
+            return True
+    name, _, port = host.partition(":")
+    try:
+        socket.create_connection((name, int(port or 443)), timeout=timeout).close()
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def placeholder_folder(python):
+    """Where a package named looplab goes in the venv (its site-packages), asked of the venv's Python."""
+    code = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    site = subprocess.check_output([python, "-c", code], universal_newlines=True).strip()
+    return os.path.join(site, "looplab")
+
+
+def has_looplab(python):
+    """Whether the venv's Python finds a looplab at all (installed, editable, or this placeholder)."""
+    code = "import importlib.util, sys; sys.exit(importlib.util.find_spec('looplab') is None)"
+    return subprocess.call([python, "-c", code], cwd=os.path.dirname(python)) == 0
+
+
+PLACEHOLDER = '''"""Not the course: scripts/bootstrap.py put this here when the set-up stopped, to say why."""
+import sys
+WHY = {why!r}
+if sys.argv[:1] == ["-m"]:  # python -m looplab doctor
+    sys.exit("looplab is not installed in this .venv: " + WHY)
+raise ImportError("looplab is not installed in this .venv: " + WHY)
+'''
+
+
+def leave_a_reason(python, why):
+    """After a failed install, `python -m looplab doctor` says why, not "No module named looplab"."""
+    if has_looplab(python):
+        return  # an earlier install is there (the failure was an update): leave it alone
+    folder = placeholder_folder(python)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "__init__.py"), "w", encoding="utf-8") as placeholder:
+        placeholder.write(PLACEHOLDER.format(why=why))
+
+
+def remove_placeholder(python):
+    folder = placeholder_folder(python)
+    if os.path.isdir(folder) and not os.path.exists(os.path.join(folder, "doctor.py")):
+        shutil.rmtree(folder)
+
+
 def install(python, dev, venv=VENV):
-    """pip install the pinned requirements (showing downloads), then remember what was installed."""
+    """pip install the pinned requirements (showing downloads), then remember what was installed.
+
+    Returns True, or False after saying in one line why the course could not be installed."""
     kind = "dev" if dev else "lab"
     recorded = recorded_installs(venv)
     if recorded.get(kind) == install_fingerprint(dev):
         say("packages already installed (" + " + ".join(requirement_files(dev)) + ")")
-        return
+        return True
+    remove_placeholder(python)
     pip_install = [python, "-m", "pip", "install", "--progress-bar", "on", "-r", requirement_files(dev)[-1]]
     wheelhouse = os.path.join(ROOT, WHEELHOUSE)
     if os.path.isdir(wheelhouse):
-        say("installing the course from {}/ (no download)".format(WHEELHOUSE))
-        if subprocess.call(pip_install + ["--no-index", "--find-links", wheelhouse], cwd=ROOT) != 0:
-            say("{}/ lacks wheels for this computer ({} {}, Python {}.{}): downloading what is missing".format(
-                WHEELHOUSE, platform.system(), platform.machine(), *sys.version_info[:2]))
-            subprocess.check_call(pip_install + ["--find-links", wheelhouse], cwd=ROOT)
+        failure = install_from_wheelhouse(pip_install, wheelhouse)
     else:
         what = "the course and its test tools" if dev else "the course (about 55 MB the first time)"
         say("installing {}; pip shows each download".format(what))
-        subprocess.check_call(pip_install, cwd=ROOT)
+        failure = None if subprocess.call(pip_install, cwd=ROOT) == 0 else (
+            "pip could not install it (its output says why); with no network, use a handout's wheelhouse")
+    if failure:
+        say(failure)
+        leave_a_reason(python, "the set-up stopped: " + failure)
+        return False
     recorded[kind] = install_fingerprint(dev)
     if dev:
         recorded["lab"] = install_fingerprint(False)  # the dev requirements include the learner's
     with open(os.path.join(venv, STAMP), "w", encoding="utf-8") as stamp:
         json.dump(recorded, stamp)
+    return True
+
+
+def install_from_wheelhouse(pip_install, wheelhouse):
+    """Offline when the wheelhouse serves this laptop, else (or if pip finds a wheel missing) with the
+    network. Returns None once installed, else the line that says why not and what to do."""
+    entries = read_served(wheelhouse)
+    if entries is None or serves(entries):  # no platforms.json: a handout from before it existed, try it
+        say("installing the course from {}/ (no download)".format(WHEELHOUSE))
+        if subprocess.call(pip_install + ["--no-index", "--find-links", wheelhouse], cwd=ROOT) == 0:
+            return None
+        why = "lacks a wheel (pip said which, above) for"
+    else:
+        why = "has no wheels for"
+    online = network_reachable()
+    if entries == []:  # the small handout: the course's wheel alone, by design
+        if not online:
+            return ("this small handout needs the network for the packages the course uses, and there is none: "
+                    "connect to a network and run this again, or ask your teacher for the full handout")
+        say("the small handout: the course is in {}/, the packages it needs come from the network (about 55 MB); "
+            "pip shows each download".format(WHEELHOUSE))
+    else:
+        line = not_served_line(entries, this_laptop(), why, online)
+        if not online:
+            return line
+        say(line)
+    if subprocess.call(pip_install + BOUNDED + ["--find-links", wheelhouse], cwd=ROOT) == 0:
+        return None
+    return ("could not install with the network either (pip said why, above): try again where the network is "
+            "better, or ask your teacher for a handout built `--for {}`".format(this_laptop()[0]))
 
 
 def quiet_jupyterlab(venv=VENV):
@@ -239,8 +400,14 @@ def main(argv):
         print(problem, file=sys.stderr)
         return 1
     command = argv[0]
-    python = ensure_venv()
-    install(python, dev=command in ("test", "setup-dev"))
+    try:
+        python = ensure_venv()
+        if not install(python, dev=command in ("test", "setup-dev")):
+            return 1
+    except subprocess.CalledProcessError as error:  # one line, never a traceback
+        print("bootstrap: this step failed, see its output above: {}".format(" ".join(map(str, error.cmd))),
+              file=sys.stderr)
+        return 1
     if command == "lab":
         return open_lab(python, argv[1:])
     if command == "test":
