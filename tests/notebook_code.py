@@ -22,12 +22,13 @@ ROOT = Path(__file__).resolve().parent.parent
 def solution_namespace(stem: str, until: str | None = None) -> dict:
     """The namespace after running the notebook; with `until`, only up to that exercise's cell."""
     notebook = nbformat.read(ROOT / "solutions" / f"{stem}.ipynb", as_version=4)
-    namespace: dict = {"__name__": f"solution_{stem}"}
+    namespace: dict = {"__name__": f"solution_{stem}", "In": [""]}  # `In`: the cells run so far, as IPython keeps them
     with offline_environ(), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         for cell in notebook.cells:
             tags = cell.get("metadata", {}).get("tags", [])
             if cell.cell_type != "code" or has_magic(cell.source):
                 continue
+            namespace["In"].append(cell.source)
             try:
                 exec(compile(cell.source, f"<{stem} cell>", "exec"), namespace)
             except Exception:
