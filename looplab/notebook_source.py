@@ -56,13 +56,20 @@ def checked_names(source: str) -> dict[str, str]:
     return {match["number"]: match["name"] for match in CHECK_CALL.finditer(source) if match["name"]}
 
 
+# How ipykernel names the file of a cell it ran (/tmp/ipykernel_4242/1234567.py), or IPython outside a kernel.
+KERNEL_CELL = re.compile(r"ipykernel_\d+[/\\]\d+\.py$|^<ipython-input-")
+
+
 def definitions(cells: list[str], names: list[str]) -> str:
     """The source of the statement that last bound each name in these cells (a `def`, a `class`, an assignment),
     in the order of `names`: the learner's own code, for a program a notebook writes from its cells (notebook 5's
     agent_toolbox.py, read from IPython's `In`). A name no cell binds is left out; a cell Python cannot read is
-    skipped."""
+    skipped. A kernel that keeps no history (nbval runs cells so) leaves `In` empty: then the cells are the ones
+    the kernel compiled, as it keeps them for its tracebacks, in the order they first ran."""
     import ast
 
+    if not any(isinstance(cell, str) and cell.strip() for cell in cells):
+        cells = kernel_cells()
     found: list[str] = []
     for name in names:
         latest = None
@@ -89,3 +96,11 @@ def _binds(statement, name: str) -> bool:
     targets = statement.targets if isinstance(statement, ast.Assign) else (
         [statement.target] if isinstance(statement, ast.AnnAssign) and statement.value is not None else [])
     return any(isinstance(target, ast.Name) and target.id == name for target in targets)
+
+
+def kernel_cells() -> list[str]:
+    """Every cell the kernel ran, as it keeps them for its tracebacks (linecache), in the order they first ran."""
+    import linecache
+
+    return ["".join(entry[2]) for name, entry in list(linecache.cache.items())
+            if isinstance(name, str) and KERNEL_CELL.search(name) and len(entry) == 4]
