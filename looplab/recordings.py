@@ -179,7 +179,7 @@ def conversation_key(request: dict) -> str:
     return json.dumps(canonical_conversation(request), sort_keys=True, ensure_ascii=False)
 
 
-def _exchange_key(request: dict) -> tuple[str, str]:
+def exchange_key(request: dict) -> tuple[str, str]:
     """What makes an exchange one of its own: its conversation, and the wording of its tools."""
     return conversation_key(request), tool_wording(request)
 
@@ -317,8 +317,8 @@ class Recording:
 
     def add(self, request: dict, response: dict) -> None:
         """Keep one answer per conversation and wording of its tools: re-recording it replaces its answer."""
-        key = _exchange_key(request)
-        self.exchanges = [e for e in self.exchanges if _exchange_key(e["request"]) != key]
+        key = exchange_key(request)
+        self.exchanges = [e for e in self.exchanges if exchange_key(e["request"]) != key]
         self.exchanges.append({"request": request, "response": response})
         answers = self._index.setdefault(conversation_key(request), {})
         answers.pop(tool_wording(request), None)  # re-recorded: now the last one recorded
@@ -328,8 +328,8 @@ class Recording:
     def save(self) -> None:
         """Write the file, keeping what another writer (a script run by the notebook) saved meanwhile."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        mine = {_exchange_key(e["request"]) for e in self.exchanges}
-        theirs = [e for e in Recording.load(self.path).exchanges if _exchange_key(e["request"]) not in mine]
+        mine = {exchange_key(e["request"]) for e in self.exchanges}
+        theirs = [e for e in Recording.load(self.path).exchanges if exchange_key(e["request"]) not in mine]
         self.exchanges = theirs + self.exchanges
         data = {"model": self.model, "exchanges": self.exchanges}
         self.path.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -43,6 +43,8 @@ from .client import MODEL  # noqa: E402  (below the tools, which notebook 6's mo
 from .loop import MAX_TOKENS, SYSTEM_PROMPT, tool_result  # noqa: E402
 from .tools import CALCULATOR_TOOL, calculator  # noqa: E402
 
+# Worded unlike the solution notebook's schemas on purpose: a registry equal to the course's, made in a cell
+# that reads the course's tools (as every registry does), is taken for a copy of it (checks/core.py).
 WEATHER_SCHEMA = {
     "description": (
         "Gets the current weather for a city: temperature in °C and the sky. Use it for any question about "
