@@ -73,4 +73,4 @@ def test_the_program_passes_the_series_stage_tests(stage, tmp_path):
                          cwd=tests, capture_output=True, text=True, timeout=300,
                          env=dict(offline_environment(), PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"))
     assert ran.returncode == 0, f"{stage} against {program}:\n{ran.stdout[-4000:]}\n{ran.stderr[-2000:]}"
-    assert " passed" in ran.stdout
+    assert " passed" in ran.stdout and " failed" not in ran.stdout
