@@ -102,12 +102,12 @@ def check_registry(registry, report: Report) -> None:
     report.require(len(registry) >= 3, "registry_small", names=names)
     for name, entry in registry.items():
         report.require(isinstance(entry, dict) and set(entry) == {"function", "schema"}, "entry_fields", name=name,
-                       fields=sorted(map(str, entry)) if isinstance(entry, dict) else type(entry).__name__)
+                       fields=sorted(map(str, entry)) if isinstance(entry, dict) else kind_of(entry))
         report.require(callable(entry["function"]), "entry_function", name=name,
                        kind=type(entry["function"]).__name__)
         schema = entry["schema"]
         report.require(isinstance(schema, dict) and set(schema) == SCHEMA_FIELDS, "schema_fields", name=name,
-                       fields=sorted(map(str, schema)) if isinstance(schema, dict) else type(schema).__name__)
+                       fields=sorted(map(str, schema)) if isinstance(schema, dict) else kind_of(schema))
         description = schema["description"]
         report.require(isinstance(description, str) and description.strip() != "", "no_description", name=name)
     report.note("registry_shape", count=len(registry))
