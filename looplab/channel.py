@@ -15,6 +15,7 @@ one-key dict whose key starts with `$` (a plain dict with such a key is sent as 
     {"$object": "Name", "repr": "..."}        anything else of the kernel's: its type's name and a short repr
     {"$kept": 3, "value": [...]}              a list or dict by number, so each end keeps one object for it (Identities)
     {"$client": 1} {"$stream": 2} ...         a grader-side object the kernel may use (judge.py, serve.py)
+    {"$function": "TOOL_REGISTRY#1", ...}     a function inside a value the grader reads, which it may call (serve.py)
 
 Only exact built-in types are encoded as themselves: a subclass of str (or int, float, list, dict)
 is sent as the plain value it holds, so no `__eq__` of the learner's crosses.

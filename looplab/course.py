@@ -280,6 +280,21 @@ COURSE = Course(
             ),
         ),
         Notebook(
+            "05_toolbox", "A toolbox", "looplab.checks.notebook5",
+            builds="a registry of tools, dispatch by name, the model choosing among tools (or made to, with "
+                   "`tool_choice`); the registry served over MCP",
+            exercises=(
+                Exercise("5.1", "TOOL_REGISTRY", "TOOL_REGISTRY", 2, "looplab.toolbox:TOOL_REGISTRY"),
+                Exercise("5.2", "tool_definitions", "tool_definitions", 2, "looplab.toolbox:tool_definitions"),
+                Exercise("5.3", "run_tool", "run_tool, dispatch by name", 2, "looplab.toolbox:run_tool"),
+                Exercise("5.4", "FORCE_WEATHER", "FORCE_WEATHER, a tool_choice", 1, "looplab.toolbox:FORCE_WEATHER"),
+                Exercise("5.5", "agent_turn", "agent_turn with a toolbox", 3, "looplab.toolbox:agent_turn"),
+            ),
+            # TOOLS is derived in the notebook from the learner's registry; while 5.5 is checked it is the course's.
+            provides={"TOOLS": "looplab.toolbox:TOOLS"},
+            references="looplab.toolbox",
+        ),
+        Notebook(
             "06_when_calls_go_wrong", "When calls go wrong", "looplab.checks.notebook6",
             builds="a harness that survives bad tool calls: error results the model reads, a guard against repeats",
             references="looplab.robust",

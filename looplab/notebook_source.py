@@ -54,3 +54,53 @@ def checked_names(source: str) -> dict[str, str]:
     """`check("2.1", tool_result)` -> {"2.1": "tool_result"}: the calls that pass a plain name, read from the
     text, not run."""
     return {match["number"]: match["name"] for match in CHECK_CALL.finditer(source) if match["name"]}
+
+
+# How ipykernel names the file of a cell it ran (/tmp/ipykernel_4242/1234567.py), or IPython outside a kernel.
+KERNEL_CELL = re.compile(r"ipykernel_\d+[/\\]\d+\.py$|^<ipython-input-")
+
+
+def definitions(cells: list[str], names: list[str]) -> str:
+    """The source of the statement that last bound each name in these cells (a `def`, a `class`, an assignment),
+    in the order of `names`: the learner's own code, for a program a notebook writes from its cells (notebook 5's
+    agent_toolbox.py, read from IPython's `In`). A name no cell binds is left out; a cell Python cannot read is
+    skipped. A kernel that keeps no history (nbval runs cells so) leaves `In` empty: then the cells are the ones
+    the kernel compiled, as it keeps them for its tracebacks, in the order they first ran."""
+    import ast
+
+    if not any(isinstance(cell, str) and cell.strip() for cell in cells):
+        cells = kernel_cells()
+    found: list[str] = []
+    for name in names:
+        latest = None
+        for cell in cells:
+            source = without_magics(cell) if isinstance(cell, str) else ""
+            try:
+                tree = ast.parse(source)
+            except (SyntaxError, ValueError):
+                continue
+            for statement in tree.body:
+                if _binds(statement, name):
+                    latest = ast.get_source_segment(source, statement, padded=True)
+        if latest is not None and latest not in found:
+            found.append(latest)
+    return "\n\n\n".join(found) + "\n"
+
+
+def _binds(statement, name: str) -> bool:
+    """Does this top-level statement define `name` (def, class) or assign it (`name = ...`, `name: T = ...`)?"""
+    import ast
+
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return statement.name == name
+    targets = statement.targets if isinstance(statement, ast.Assign) else (
+        [statement.target] if isinstance(statement, ast.AnnAssign) and statement.value is not None else [])
+    return any(isinstance(target, ast.Name) and target.id == name for target in targets)
+
+
+def kernel_cells() -> list[str]:
+    """Every cell the kernel ran, as it keeps them for its tracebacks (linecache), in the order they first ran."""
+    import linecache
+
+    return ["".join(entry[2]) for name, entry in list(linecache.cache.items())
+            if isinstance(name, str) and KERNEL_CELL.search(name) and len(entry) == 4]

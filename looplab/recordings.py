@@ -10,12 +10,14 @@ holds one test per line):
    and no `system` or an empty one;
 2. SDK block objects or dicts (both reach the wire as the same JSON);
 3. key order, in every object;
-4. request parameters other than model, system, tools and messages (`max_tokens`, `metadata`,
-   `tool_choice`...): they bound or steer an answer, while a recording holds one answer per
-   conversation;
-5. the tools' order (the API looks tools up by name), and a tool's description and schema: the
-   notebooks all send the course's one definition, and a learner's reworded description should
-   still find the recorded answer;
+4. request parameters other than model, system, tools, `tool_choice` and messages (`max_tokens`,
+   `metadata`...): they bound an answer, while a recording holds one answer per conversation; and
+   `tool_choice` when it is the default, `{"type": "auto"}` (a forced or forbidden tool changes the
+   answer, so `any`, `tool` and `none` are matched, each recorded with its own reply);
+5. the tools' order (the API looks tools up by name), and a tool's description and schema: a
+   learner's reworded description should still find the recorded answer. Where one conversation
+   was recorded with several wordings (notebook 5 compares a vague description with a better one),
+   the answer recorded with the request's own descriptions is the one given;
 6. block fields that are not content: `cache_control`, `citations`, `caller`, a thinking block's
    `signature`...; and `is_error: false`, which is the default;
 7. the order of the tool_result blocks that open a user message: the API pairs a result with its
@@ -92,10 +94,12 @@ def readable_conversation(request: dict) -> dict:
     The not-recorded message shows differences in this form, so its paths name the learner's own blocks.
     """
     system = request.get("system")
+    chosen = {} if _default_choice(request.get("tool_choice")) else {"tool_choice": request.get("tool_choice")}
     return {
         "model": request.get("model"),
         "system": canonical_blocks(system) if system else [],
         "tools": sorted(tool.get("name", "") for tool in request.get("tools", []) if isinstance(tool, dict)),
+        **chosen,
         "messages": [
             {"role": message.get("role"), "content": canonical_blocks(message.get("content"))}
             if isinstance(message, dict)
@@ -103,6 +107,20 @@ def readable_conversation(request: dict) -> dict:
             for message in request.get("messages", [])
         ],
     }
+
+
+def _default_choice(choice: Any) -> bool:
+    """No tool_choice, or the one the API assumes without it: auto, parallel calls allowed."""
+    return choice is None or (isinstance(choice, dict) and choice.get("type") == "auto"
+                              and not choice.get("disable_parallel_tool_use"))
+
+
+def tool_wording(request: dict) -> str:
+    """The descriptions and schemas of a request's tools, by name: what picks among answers recorded for one
+    conversation with several wordings of its tools (5. above)."""
+    tools = [tool for tool in request.get("tools", []) if isinstance(tool, dict)]
+    return json.dumps(sorted(([tool.get("name", ""), tool.get("description"), tool.get("input_schema")]
+                              for tool in tools), key=lambda item: str(item[0])), sort_keys=True, ensure_ascii=False)
 
 
 def canonical_conversation(request: dict) -> dict:
@@ -161,6 +179,11 @@ def conversation_key(request: dict) -> str:
     return json.dumps(canonical_conversation(request), sort_keys=True, ensure_ascii=False)
 
 
+def exchange_key(request: dict) -> tuple[str, str]:
+    """What makes an exchange one of its own: its conversation, and the wording of its tools."""
+    return conversation_key(request), tool_wording(request)
+
+
 @dataclass
 class Difference:
     """Where two canonical conversations first part ways, for the not-recorded message."""
@@ -216,7 +239,7 @@ def _join(path: str, key: str) -> str:
 
 def _shared_prefix(recorded: dict, yours: dict) -> tuple:
     """How far two conversations agree, for picking the nearest recorded one."""
-    same_setup = sum(recorded[key] == yours[key] for key in ("model", "system", "tools"))
+    same_setup = sum(recorded.get(key) == yours.get(key) for key in ("model", "system", "tools", "tool_choice"))
     shared_messages = 0
     for mine, theirs in zip(yours["messages"], recorded["messages"]):
         if mine != theirs:
@@ -232,7 +255,10 @@ class Recording:
         self.path = path
         self.model = model
         self.exchanges = exchanges
-        self._index = {conversation_key(e["request"]): e["response"] for e in exchanges}
+        self._index: dict[str, dict[str, dict]] = {}  # conversation -> the tools' wording -> the answer
+        for exchange in exchanges:
+            self._index.setdefault(conversation_key(exchange["request"]), {})[
+                tool_wording(exchange["request"])] = exchange["response"]
 
     @classmethod
     def load(cls, recording: str | Path) -> "Recording":
@@ -247,7 +273,12 @@ class Recording:
         return self.path.stem
 
     def find(self, request: dict) -> dict | None:
-        return self._index.get(conversation_key(request))
+        """The answer recorded for this conversation: the one recorded with the same tool descriptions if
+        there is one, else the last one recorded (a reworded description still finds an answer)."""
+        answers = self._index.get(conversation_key(request))
+        if not answers:
+            return None
+        return answers.get(tool_wording(request), list(answers.values())[-1])
 
     def nearest_difference(self, request: dict) -> Difference | None:
         """The first difference from the recorded conversation that looks most like this one.
@@ -276,7 +307,7 @@ class Recording:
         conversations: list[list[str]] = []
         for exchange in self.exchanges:
             recorded = canonical_conversation(exchange["request"])
-            if any(recorded[key] != yours[key] for key in ("model", "system", "tools")):
+            if any(recorded.get(key) != yours.get(key) for key in ("model", "system", "tools", "tool_choice")):
                 continue
             lines = [line for line in map(typed_line, recorded["messages"]) if line is not None]
             if lines and lines not in conversations:
@@ -285,18 +316,20 @@ class Recording:
                 if not any(len(other) > len(lines) and other[: len(lines)] == lines for other in conversations)]
 
     def add(self, request: dict, response: dict) -> None:
-        """Keep one answer per conversation: re-recording a conversation replaces its answer."""
-        key = conversation_key(request)
-        self.exchanges = [e for e in self.exchanges if conversation_key(e["request"]) != key]
+        """Keep one answer per conversation and wording of its tools: re-recording it replaces its answer."""
+        key = exchange_key(request)
+        self.exchanges = [e for e in self.exchanges if exchange_key(e["request"]) != key]
         self.exchanges.append({"request": request, "response": response})
-        self._index[key] = response
+        answers = self._index.setdefault(conversation_key(request), {})
+        answers.pop(tool_wording(request), None)  # re-recorded: now the last one recorded
+        answers[tool_wording(request)] = response
         self.model = request.get("model", self.model)
 
     def save(self) -> None:
         """Write the file, keeping what another writer (a script run by the notebook) saved meanwhile."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        mine = {conversation_key(e["request"]) for e in self.exchanges}
-        theirs = [e for e in Recording.load(self.path).exchanges if conversation_key(e["request"]) not in mine]
+        mine = {exchange_key(e["request"]) for e in self.exchanges}
+        theirs = [e for e in Recording.load(self.path).exchanges if exchange_key(e["request"]) not in mine]
         self.exchanges = theirs + self.exchanges
         data = {"model": self.model, "exchanges": self.exchanges}
         self.path.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")

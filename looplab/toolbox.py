@@ -1,7 +1,8 @@
 """Notebook 5's tools and the course's own version of its exercises: a toolbox behind one registry.
 
-Started with the two tools that join the calculator in notebook 5, so that notebook 6's module
-(which makes the calculator careless and the harness careful) takes the same ones from here.
+The two tools that join the calculator in notebook 5 come first, so that notebook 6's module (which
+makes the calculator careless and the harness careful) takes the same ones from here; then the
+references of notebook 5's exercises (looplab/course.py names each one).
 
 The weather tool is a canned table on purpose: the course runs offline, and what notebooks 5 and 6
 teach is choosing and calling tools, not weather. Its table and texts are the series' own (stage 007
@@ -32,3 +33,91 @@ def count_letters(text: str, letter: str) -> str:
     if len(letter) != 1:
         return "Error: letter must be a single character"
     return str(text.lower().count(letter.lower()))
+
+
+# --- notebook 5: the registry, dispatch by name, the model's choice ----------------------------------------
+# The course's own version of each exercise of 05_toolbox.ipynb (the manifest's Exercise.reference), the same
+# code as the solution notebook's.
+
+from .client import MODEL  # noqa: E402  (below the tools, which notebook 6's module takes from here too)
+from .loop import MAX_TOKENS, SYSTEM_PROMPT, tool_result  # noqa: E402
+from .tools import CALCULATOR_TOOL, calculator  # noqa: E402
+
+# Worded unlike the solution notebook's schemas on purpose: a registry equal to the course's, made in a cell
+# that reads the course's tools (as every registry does), is taken for a copy of it (checks/core.py).
+WEATHER_SCHEMA = {
+    "description": (
+        "Gets the current weather for a city: temperature in °C and the sky. Use it for any question about "
+        "the weather somewhere. Knows only a few cities; for any other it says it has no data."
+    ),
+    "input_schema": {
+        "type": "object",
+        "properties": {"city": {"type": "string", "description": "The city's name, e.g. 'Paris'."}},
+        "required": ["city"],
+    },
+}
+COUNT_LETTERS_SCHEMA = {
+    "description": (
+        "Counts how many times a single letter occurs in a text, ignoring case. "
+        "Use it for any question about the letters of a word or text."
+    ),
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "description": "The word or text to look in."},
+            "letter": {"type": "string", "description": "The one letter to count."},
+        },
+        "required": ["text", "letter"],
+    },
+}
+
+# 5.1: one entry per tool, name -> the function that runs it and the schema the model reads. Adding a tool is
+# one entry here: the definitions sent to the model and the dispatch both come from this dict.
+TOOL_REGISTRY = {
+    "calculator": {"function": calculator,
+                   "schema": {key: CALCULATOR_TOOL[key] for key in ("description", "input_schema")}},
+    "get_weather": {"function": get_weather, "schema": WEATHER_SCHEMA},
+    "count_letters": {"function": count_letters, "schema": COUNT_LETTERS_SCHEMA},
+}
+
+
+def tool_definitions(registry: dict) -> list[dict]:
+    """5.2: the tool definitions the API takes, derived from a registry, in its order: written once, never twice."""
+    return [{"name": name, **entry["schema"]} for name, entry in registry.items()]
+
+
+TOOLS = tool_definitions(TOOL_REGISTRY)
+
+
+def run_tool(name: str, tool_input: dict) -> str:
+    """5.3: dispatch by name: look the tool up in the registry and call its function with the model's arguments.
+
+    An unknown name is answered with an error text, never an exception: the model asked for something the
+    harness lacks, and the model is the one to tell. (Arguments that do not fit are notebook 6's.)
+    """
+    entry = TOOL_REGISTRY.get(name)
+    if entry is None:
+        return f"Error: unknown tool {name!r}"
+    return entry["function"](**tool_input)
+
+
+# 5.4: the tool_choice that makes the model call the weather tool, whatever the question.
+FORCE_WEATHER = {"type": "tool", "name": "get_weather"}
+
+
+def agent_turn(client, messages: list, max_iterations: int = 10, system: str = SYSTEM_PROMPT) -> str:
+    """5.5: notebook 3's loop with the whole toolbox on offer: no tool named anywhere in it.
+
+    Every reply is appended as it came; every call of a reply is answered, by its id, in one user message.
+    """
+    for _ in range(max_iterations):
+        message = client.messages.create(
+            model=MODEL, max_tokens=MAX_TOKENS, system=system, tools=TOOLS, messages=messages,
+        )
+        messages.append({"role": "assistant", "content": message.content})
+        if message.stop_reason != "tool_use":
+            return "".join(block.text for block in message.content if block.type == "text")
+        messages.append({"role": "user", "content": [
+            tool_result(block, run_tool(block.name, block.input))
+            for block in message.content if block.type == "tool_use"]})
+    raise RuntimeError(f"the model was still asking for tools after {max_iterations} calls (max_iterations={max_iterations})")

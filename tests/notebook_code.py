@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def solution_namespace(stem: str, until: str | None = None) -> dict:
     """The namespace after running the notebook; with `until`, only up to that exercise's cell."""
     notebook = nbformat.read(ROOT / "solutions" / f"{stem}.ipynb", as_version=4)
-    namespace: dict = {"__name__": f"solution_{stem}"}
+    namespace: dict = {"__name__": f"solution_{stem}", "In": [""]}  # `In`: the cells run so far, as IPython keeps them
     with offline_environ(), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         for index, cell in enumerate(notebook.cells):
             tags = cell.get("metadata", {}).get("tags", [])
@@ -33,6 +33,7 @@ def solution_namespace(stem: str, until: str | None = None) -> dict:
             # its program from the cells that defined its functions).
             filename = f"<{stem} cell {index}>"
             linecache.cache[filename] = (len(cell.source), None, cell.source.splitlines(True), filename)
+            namespace["In"].append(cell.source)
             try:
                 exec(compile(cell.source, filename, "exec"), namespace)
             except Exception:

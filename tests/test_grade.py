@@ -360,7 +360,7 @@ def test_usage_errors_stop_before_grading(tmp_path):
 # --- the pieces, without a kernel --------------------------------------------------------------------------
 
 
-STEMS = [NB1, NB2, "03_matching_ids", "04_your_agent"]
+STEMS = COURSE.stems
 
 
 @pytest.mark.parametrize("name, learner", [

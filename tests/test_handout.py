@@ -77,6 +77,8 @@ def test_the_handout_holds_the_notebooks_the_set_up_and_the_package(handout):
         f"{notebook.stem}.ipynb" for notebook in COURSE.notebooks]
     assert (handout / "scripts" / "bootstrap.py").read_bytes() == (ROOT / "scripts" / "bootstrap.py").read_bytes()
     assert list((handout / "wheelhouse").glob("looplab-*.whl"))
+    wheels = {path.name.split("-")[0].lower().replace("_", "-") for path in (handout / "wheelhouse").glob("*.whl")}
+    assert {"mcp", "cryptography"} <= wheels  # notebook 5's MCP server: the SDK, and a platform wheel it brings
     assert "looplab==" in (handout / "requirements.txt").read_text()
     readme = (handout / "README.md").read_text()
     assert "py scripts\\bootstrap.py lab" in readme and "wheelhouse/" in readme and "{NOTEBOOKS}" not in readme
@@ -103,6 +105,9 @@ def test_the_handout_installs_offline_and_its_notebooks_run_to_their_first_exerc
     assert "installing the course from wheelhouse/ (no download)" in setup.stdout
     assert "lacks wheels" not in setup.stdout
     python = handout / ".venv" / "bin" / "python"
+    mcp = subprocess.run([python, "-c", "import mcp.client.stdio, mcp.server.lowlevel"], capture_output=True, text=True,
+                         timeout=120)
+    assert mcp.returncode == 0, mcp.stderr  # installed from the wheelhouse: notebook 5's closing section runs
     for notebook in COURSE.notebooks:
         path = handout / "notebooks" / f"{notebook.stem}.ipynb"
         run = subprocess.run([python, "-c", RUN_TO_FIRST_EXERCISE, path, path.parent], capture_output=True,

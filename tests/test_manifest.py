@@ -19,9 +19,10 @@ BEFORE_THE_RULE = ("01_one_tool_call", "02_closing_the_loop", "03_matching_ids",
 
 
 def toolbox(number: int, *ids: str, stem: str | None = None) -> Notebook:
+    """A throwaway notebook; its references module is one no notebook of the course names (never imported)."""
     return Notebook(stem or f"{number:02d}_toolbox", "Toolbox", "looplab.checks.toolbox",
-                    exercises=tuple(Exercise(i, "registry", "registry", 1, "looplab.toolbox:registry") for i in ids),
-                    references="looplab.toolbox")
+                    exercises=tuple(Exercise(i, "registry", "registry", 1, "looplab.made_up:registry") for i in ids),
+                    references="looplab.made_up")
 
 
 def test_two_exercises_with_one_id_are_refused():
@@ -48,7 +49,7 @@ def test_a_reference_outside_the_notebooks_own_module_is_refused():
     stray = replace(toolbox(number, f"{number}.1"),
                     exercises=(Exercise(f"{number}.1", "run_tool", "run_tool", 1, "looplab.tools:run_tool"),))
     with pytest.raises(ValueError, match=rf"exercise {number}.1's reference 'looplab.tools:run_tool' is not in its "
-                                         "own module looplab.toolbox"):
+                                         "own module looplab.made_up"):
         Course(COURSE.versions, COURSE.notebooks + (stray,))
     shared = replace(toolbox(number, f"{number}.1"), references="looplab.loop",
                      exercises=(Exercise(f"{number}.1", "run", "run", 1, "looplab.loop:run"),))

@@ -134,6 +134,18 @@ def test_ignored_4_other_request_parameters(extra):
     assert matches(variant(lambda request: request.update(extra)))
 
 
+@pytest.mark.parametrize("choice", [{"type": "any"}, {"type": "tool", "name": "calculator"}, {"type": "none"},
+                                    {"type": "auto", "disable_parallel_tool_use": True}], ids=json.dumps)
+def test_not_ignored_4_a_tool_choice_other_than_the_default(choice):
+    """A forced or forbidden tool changes the answer: each choice is matched, with a reply of its own."""
+    chosen = variant(lambda request: request.update(tool_choice=choice))
+    assert not matches(chosen)
+    other = {**RESPONSE, "id": "msg_forced"}
+    recording = Recording(RECORDINGS_DIR / "in_memory.json", [{"request": recorded_request(), "response": RESPONSE},
+                                                             {"request": chosen, "response": other}])
+    assert recording.find(chosen) == other and recording.find(recorded_request()) == RESPONSE
+
+
 # --- 5. tool order, descriptions and schemas ----------------------------------------------------------
 
 def test_ignored_5_tool_order():
@@ -145,6 +157,20 @@ def test_ignored_5_a_tools_description_and_schema():
         request["tools"][-1] = {**SECOND_TOOL, "description": "Counts letters in a word.",
                                 "input_schema": {"type": "object", "properties": {"word": {"type": "string"}}}}
     assert matches(variant(reword))
+
+
+def test_5_several_wordings_recorded_the_request_s_own_answers():
+    """One conversation recorded with two wordings of a tool (notebook 5's vague and better descriptions): each
+    wording gets its own answer; a third wording still finds one."""
+    def worded(description):
+        return variant(lambda request: request["tools"].__setitem__(-1, {**SECOND_TOOL, "description": description}))
+
+    vague, better = {**RESPONSE, "id": "msg_vague"}, {**RESPONSE, "id": "msg_better"}
+    recording = Recording(RECORDINGS_DIR / "in_memory.json", [{"request": worded("Counts things."), "response": vague},
+                                                             {"request": worded("Counts letters."), "response": better}])
+    assert recording.find(worded("Counts things.")) == vague
+    assert recording.find(worded("Counts letters.")) == better
+    assert recording.find(worded("Counts letters in a word.")) in (vague, better)
 
 
 # --- 6. block fields that are not content; is_error false -----------------------------------------

@@ -6,7 +6,7 @@ agent.py, run as a script by the notebook, asks the first question again: same c
 answers.
 """
 
-from looplab.scripted import calculator, reply, text, tool_use
+from looplab.scripted import calculator, reply, text
 
 ANSWERS = {
     # run's try-it, two lines of one session (and agent.py's single line).
@@ -21,15 +21,5 @@ ANSWERS = {
     # A reply cut short on purpose: the request asks for max_tokens=8.
     "ESSAY_QUESTION": [
         reply(text("In Python, 0.1 + 0.2"), stop_reason="max_tokens"),
-    ],
-    # The look ahead: one request each, with a toolbox of two tools.
-    "LETTERS_QUESTION": [
-        reply(text("I'll count them exactly."), tool_use("count_letters", {"text": "strawberry", "letter": "r"})),
-    ],
-    "ARITHMETIC_QUESTION": [
-        reply(calculator("365 * 24")),
-    ],
-    "GREETING_QUESTION": [
-        reply(text("Hi! I can do exact arithmetic and count the letters in a word or text. What would you like to know?")),
     ],
 }

@@ -7,9 +7,14 @@ last reply's text. Where notebook 3 words a failure differently, its catalogue's
 The history is compared the way the API reads it, no stricter: the results of a round in any order
 (each names its call by id), and any text after them; a failure names the first difference that is
 left, with its path (difference.py).
+
+Notebook 5 plays the same harness with its toolbox on offer (`with toolbox(run_tool, names):`): the
+outputs expected are then that run_tool's, and every request must offer every tool of the registry.
 """
 
+import contextlib
 import json
+from contextvars import ContextVar
 from itertools import zip_longest
 from types import SimpleNamespace
 from typing import Any, Callable
@@ -33,6 +38,27 @@ BLOCK_TYPES = ("TextBlock", "ThinkingBlock", "ToolUseBlock")  # SDK classes, in 
 MESSAGE_FIELDS = ("role", "content")  # all a message of the history may hold
 
 TEXTS, _ = catalogue(__file__)  # the words of these checks: texts/turns.toml
+
+# The tools a check plays with: (run_tool, the names every request must offer); None: notebook 1's calculator.
+# A context variable, so that checks judged at once in several threads (the grader) never see each other's.
+_TOOLBOX: ContextVar = ContextVar("looplab_checks_toolbox", default=None)
+
+
+@contextlib.contextmanager
+def toolbox(run: Callable[[str, Any], str], names: tuple[str, ...]):
+    """While the block lasts, the harness expects these tools: `run` gives each call's output, and every request
+    offers every one of `names` (notebook 5's registry)."""
+    token = _TOOLBOX.set((run, tuple(names)))
+    try:
+        yield
+    finally:
+        _TOOLBOX.reset(token)
+
+
+def _output(name: Any, tool_input: Any) -> str:
+    """What the course's run_tool says to a call: notebook 1's, or the toolbox's of the check in progress."""
+    box = _TOOLBOX.get()
+    return (box[0] if box else run_tool)(name, tool_input)
 
 
 def final_text(response: dict) -> str:
@@ -72,7 +98,7 @@ def verify_results(calls: list[dict], results, report: Report, where: str, path:
                        first=at.get(tool_id))
         answered[tool_id], at[tool_id] = result, here
     for call in calls:
-        result, expected, here = answered[call["id"]], run_tool(call.get("name"), call.get("input")), at[call["id"]]
+        result, expected, here = answered[call["id"]], _output(call.get("name"), call.get("input")), at[call["id"]]
         said = dict(where=where, tool_id=call["id"], expected=expected,
                     call=f"{call.get('name')}({json.dumps(call.get('input'), ensure_ascii=False)})")
         content = result_text(result.get("content", ABSENT))
@@ -170,6 +196,10 @@ def verify_requests(turn, report: Report) -> None:
     for number, request in enumerate(turn.requests, start=1):
         names = [tool.get("name") for tool in request.get("tools", []) if isinstance(tool, dict)]
         report.require("calculator" in names, "no_calculator", number=number, names=names)
+        box = _TOOLBOX.get()
+        if box:
+            report.require(sorted(map(str, names)) == sorted(box[1]), "not_every_tool", number=number, names=names,
+                           expected=list(box[1]))
         report.require(request.get("model") == MODEL, "model", number=number, model=request.get("model"),
                        expected=MODEL)
         report.require(request.get("max_tokens") == MAX_TOKENS, "max_tokens_used", number=number,
@@ -205,7 +235,7 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
         raise report.failure("call_count", made=turn.calls, needed=needed, answer=shown(turn.answer))
     answer = final_text(scenario.replies[-1]({"messages": []}))  # the text of the last scripted reply
     if turn.answer != answer:
-        outputs = {run_tool(b["name"], b["input"]) for response in turn.responses for b in response["content"]
+        outputs = {_output(b["name"], b["input"]) for response in turn.responses for b in response["content"]
                    if b["type"] == "tool_use"}
         raise report.failure("raw_output" if turn.answer in outputs else "wrong_answer", answer=shown(turn.answer),
                              expected=answer)
@@ -253,7 +283,7 @@ def expected_history(history: list, responses: list[dict]) -> list:
         expected.append({"role": "assistant", "content": response["content"]})
         if response["stop_reason"] == "tool_use":
             calls = [SimpleNamespace(**block) for block in response["content"] if block["type"] == "tool_use"]
-            results = [tool_result(call, run_tool(call.name, call.input)) for call in calls]  # the course's own
+            results = [tool_result(call, _output(call.name, call.input)) for call in calls]  # the course's own
             expected.append({"role": "user", "content": results})
     return expected
 

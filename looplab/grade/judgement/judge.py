@@ -121,8 +121,8 @@ class Judge:
             claims = Claims(course_code=described.get("course_code") is True)
             if described.get("callable") is True:
                 obj: Any = RemoteFunction(self, exercise, claims, self.budget)
-            else:
-                obj = decode(described.get("value"), Proxies(self).tagged)
+            else:  # a value; a function inside it (notebook 5's registry) is called in the kernel, like the exercise's
+                obj = decode(described.get("value"), self.functions_inside(exercise, claims, Proxies(self)))
             result = run_check(exercise.id, obj, session=Session(self.cells, {}), claims=claims).as_dict()
             return {"kind": result["kind"], "message": result["failed"], "hint": result["hint"]}
         except NoAnswer as error:
@@ -132,6 +132,16 @@ class Judge:
             return self.no_answer(self.broken or "no answer in time")
         except BaseException as error:  # the grader's own failure, on this exercise only
             return {"kind": CRASHED, "message": f"{type(error).__name__}: {error}"}
+
+    def functions_inside(self, exercise: Exercise, claims: Claims, proxies: Proxies) -> Callable[[str, dict], Any]:
+        """How a value's tags are read: a function the kernel holds under a name of its own becomes a RemoteFunction
+        (sharing the exercise's claims), anything else as Proxies reads it."""
+        def tagged(tag: str, data: dict) -> Any:
+            key = data.get(tag)
+            if tag == "$function" and isinstance(key, str) and key.startswith(f"{exercise.name}#"):
+                return RemoteFunction(self, exercise, claims, self.budget, name=key)
+            return proxies.tagged("$object" if tag == "$function" else tag, data)
+        return tagged
 
     def ask(self, message: dict, deadline: float) -> dict:
         """Send a request, wait for the kernel's answer until the check's deadline (and a grace)."""

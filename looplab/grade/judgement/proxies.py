@@ -133,13 +133,14 @@ class Proxies:
 class RemoteFunction:
     """The learner's function in the kernel, as the checker calls it."""
 
-    def __init__(self, judge, exercise: Exercise, claims: Claims, seconds: float):
+    def __init__(self, judge, exercise: Exercise, claims: Claims, seconds: float, name: str | None = None):
         # The check's time budget counts the time the learner's code runs (each call, from the grader's side),
         # not the grader's own comparisons between calls: a busy grader costs the learner nothing.
         self.judge, self.exercise, self.claims, self.left = judge, exercise, claims, seconds
         self.redirect: dict = {}
         self.kept = Identities(-1)  # the lists and dicts it was handed and gave back, one object each on both ends
         self.__name__ = exercise.name
+        self.name = name or exercise.name  # what the kernel holds it under: a function inside the exercise's value
 
     def redirected(self, **objects) -> "Redirected":
         """While the context lasts, the kernel runs each call with input / stdin / stdout set to these objects."""
@@ -158,7 +159,7 @@ class RemoteFunction:
             raise NoAnswer(judge.broken)
         proxies = Proxies(judge, self.kept)
         self.kept.message()
-        request = {"op": "call", "name": self.exercise.name, "number": self.exercise.id,
+        request = {"op": "call", "name": self.name, "number": self.exercise.id,
                    "args": [encode(arg, proxies.other, kept=self.kept) for arg in args],
                    "kwargs": {key: encode(value, proxies.other, kept=self.kept) for key, value in kwargs.items()},
                    "redirect": encode(self.redirect, proxies.other),

@@ -1,0 +1,266 @@
+"""Checks for notebook 5, a toolbox: the registry, the definitions derived from it, dispatch by name,
+the tool_choice that forces a tool, and agent_turn with every tool on offer.
+
+What the notebook asks that behaviour alone cannot show is that nothing but the registry names a tool:
+a dispatcher or a loop with `if name == "calculator"` answers the course's three tools as well as a
+lookup does. So run_tool and agent_turn are also read (their definition in the notebook's cells, or the
+function's source), and fail when they write a registered tool's name. agent_turn is played by the
+harness of notebooks 2 and 3 (turns.py) with the toolbox on offer.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import textwrap
+from typing import Any
+
+from ..catalogue import catalogue
+from ..client import MODEL
+from ..rules import check_request
+from ..scripted import calculator as calc, reply, text, thinking, tool_use
+from ..toolbox import COUNT_LETTERS_SCHEMA, TOOL_REGISTRY, WEATHER_SCHEMA, count_letters, get_weather, run_tool
+from ..toolbox import tool_definitions as course_definitions
+from ..tools import calculator
+from . import turns
+from .core import NOT_WRITTEN, Report, Scenario
+from .source import parsed
+from .turns import DEFAULT_CAP, agent_turn_checker, never_stopping
+
+OWN_TEXTS, HINTS = catalogue(__file__)  # texts/notebook5.toml
+TEXTS = {**turns.TEXTS, **OWN_TEXTS}  # the harness's rows, in this notebook's words where it has its own
+GREETING = [{"role": "user", "content": "Hello"}]  # sent with the learner's definitions, to see the API accept them
+SCHEMA_FIELDS = {"description", "input_schema"}
+UNKNOWN_TOOL = "Error: unknown tool"  # how the series' run_tool answers a name it lacks (its stage 007 tests)
+
+
+def kind_of(value: Any) -> str:
+    """The type a message names: "function" for anything callable (in the grader, a proxy of the learner's)."""
+    return "function" if callable(value) else type(value).__name__
+
+
+def request_with(tools: Any = None, tool_choice: Any = None) -> dict:
+    body: dict = {"model": MODEL, "max_tokens": 64, "messages": GREETING}
+    if tools is not None:
+        body["tools"] = tools
+    if tool_choice is not None:
+        body["tool_choice"] = tool_choice
+    return body
+
+
+def names_a_tool(function: Any, name: str, report: Report) -> str | None:
+    """The first registered tool's name the function's code writes as a string, or None (docstrings aside).
+
+    Read from the cell that defined it (the notebook's, under the grader too), else from the function's source."""
+    source = report.cell
+    if source is None:
+        try:
+            source = textwrap.dedent(inspect.getsource(function))
+        except (OSError, TypeError):
+            return None
+    tree = parsed(source)
+    if tree is None:
+        return None
+    body = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and node.name == name), tree)
+    docstrings = {id(node.body[0].value) for node in ast.walk(body)
+                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    for node in ast.walk(body):
+        if isinstance(node, ast.Constant) and id(node) not in docstrings and node.value in TOOL_REGISTRY:
+            return node.value
+    return None
+
+
+# --- 5.1 TOOL_REGISTRY ------------------------------------------------------------------------------------
+
+# (tool, its arguments as the model sends them, what its function must return): the series' texts.
+TOOL_CALLS = [
+    ("calculator", {"expression": "4823 * 1979"}, calculator("4823 * 1979")),
+    ("calculator", {"expression": "1 / 0"}, calculator("1 / 0")),
+    ("get_weather", {"city": "Paris"}, get_weather("Paris")),
+    ("get_weather", {"city": "Atlantis"}, get_weather("Atlantis")),
+]
+
+
+def not_written_yet(value, key: str, report: Report) -> None:
+    """The exercise's dict as the learner receives it, still empty: "not written yet", not a mistake."""
+    if isinstance(value, dict) and not value:
+        failure = report.failure(key)
+        failure.kind = NOT_WRITTEN
+        raise failure
+
+
+def check_registry(registry, report: Report) -> None:
+    not_written_yet(registry, "empty_registry_given", report)
+    report.require(isinstance(registry, dict), "registry_not_dict", kind=kind_of(registry))
+    names = list(registry)
+    report.require(all(isinstance(name, str) for name in names), "registry_keys", names=names)
+    for name in ("calculator", "get_weather"):
+        report.require(name in registry, "registry_lacks", name=name, names=names)
+    report.require(len(registry) >= 3, "registry_small", names=names)
+    for name, entry in registry.items():
+        report.require(isinstance(entry, dict) and set(entry) == {"function", "schema"}, "entry_fields", name=name,
+                       fields=sorted(map(str, entry)) if isinstance(entry, dict) else kind_of(entry))
+        report.require(callable(entry["function"]), "entry_function", name=name,
+                       kind=type(entry["function"]).__name__)
+        schema = entry["schema"]
+        report.require(isinstance(schema, dict) and set(schema) == SCHEMA_FIELDS, "schema_fields", name=name,
+                       fields=sorted(map(str, schema)) if isinstance(schema, dict) else kind_of(schema))
+        description = schema["description"]
+        report.require(isinstance(description, str) and description.strip() != "", "no_description", name=name)
+    report.note("registry_shape", count=len(registry))
+    violation = check_request(request_with(course_definitions(registry)))
+    report.require(violation is None, "registry_rejected", message=violation.message if violation else "")
+    for name, arguments in (("calculator", {"expression"}), ("get_weather", {"city"})):
+        said = registry[name]["schema"]["input_schema"]
+        properties = sorted(said.get("properties", {})) if isinstance(said, dict) else []
+        report.require(set(properties) == arguments, "schema_arguments", name=name, properties=properties,
+                       expected=sorted(arguments))
+    for name, arguments, expected in TOOL_CALLS:
+        report.enter("tool_call", name=name, arguments=arguments)
+        output = registry[name]["function"](**arguments)
+        report.require(output == expected, "tool_output", output=output, expected=expected)
+    report.situation = None
+    report.note("registry_runs", count=len(TOOL_CALLS))
+
+
+# --- 5.2 tool_definitions ---------------------------------------------------------------------------------
+
+def _shout(text: str) -> str:
+    return text.upper()
+
+
+def _repeat(text: str, times: int) -> str:
+    return text * times
+
+
+# Registries the check makes up, so that definitions written by hand beside the course's registry show.
+SHOUT = {"description": "Writes a text in capitals.",
+         "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}
+REPEAT = {"description": "Repeats a text a number of times.",
+          "input_schema": {"type": "object", "properties": {"text": {"type": "string"}, "times": {"type": "integer"}},
+                           "required": ["text", "times"]}}
+DEFINITION_SCENARIOS = [  # given: the registry tool_definitions is handed
+    Scenario("the_course_registry", given=TOOL_REGISTRY),
+    Scenario("made_up_registry", given={"shout": {"function": _shout, "schema": SHOUT},
+                                        "repeat": {"function": _repeat, "schema": REPEAT}}),
+    Scenario("reversed_registry", given={"repeat": {"function": _repeat, "schema": REPEAT},
+                                         "get_weather": {"function": get_weather, "schema": WEATHER_SCHEMA},
+                                         "count_letters": {"function": count_letters, "schema": COUNT_LETTERS_SCHEMA}}),
+    Scenario("one_tool", given={"shout": {"function": _shout, "schema": SHOUT}}),
+    Scenario("empty_registry", given={}),
+]
+
+
+def check_tool_definitions(tool_definitions, report: Report) -> None:
+    report.require_function(tool_definitions, "tool_definitions")
+    for scenario in DEFINITION_SCENARIOS:
+        report.enter(scenario.key)
+        registry = {name: {"function": entry["function"], "schema": copy.deepcopy(entry["schema"])}
+                    for name, entry in scenario.given.items()}
+        got = tool_definitions(registry)
+        expected = course_definitions(scenario.given)
+        report.require(isinstance(got, list), "definitions_not_list", kind=type(got).__name__)
+        names = [d.get("name") if isinstance(d, dict) else d for d in got]
+        report.require(names == list(scenario.given), "definitions_names", names=names, expected=list(scenario.given))
+        for definition, wanted in zip(got, expected):
+            if definition != wanted:
+                extra = sorted(set(map(str, definition)) - set(wanted))
+                raise report.failure("definition_fields" if extra else "definition_differs", name=wanted["name"],
+                                     extra=extra, got=definition, expected=wanted)
+        report.require(registry == scenario.given, "registry_changed")
+        if got:
+            violation = check_request(request_with(got))
+            report.require(violation is None, "definitions_rejected", message=violation.message if violation else "")
+        report.note("definitions_ok", count=len(got))
+
+
+# --- 5.3 run_tool -----------------------------------------------------------------------------------------
+
+DISPATCH = TOOL_CALLS + [
+    ("count_letters", {"text": "strawberry", "letter": "r"}, count_letters("strawberry", "r")),
+    ("get_weather", {"city": "Tokyo"}, get_weather("Tokyo")),
+]
+UNKNOWN_NAMES = ["teleporter", "get_time", "Calculator"]
+
+
+def check_run_tool(run_tool_, report: Report) -> None:
+    report.require_function(run_tool_, "run_tool")
+    for name, arguments, expected in DISPATCH:
+        report.enter("tool_call", name=name, arguments=arguments)
+        output = run_tool_(name, dict(arguments))
+        report.require(output == expected, "dispatch_output", output=output, expected=expected)
+    report.note("dispatch_ok", count=len(DISPATCH))
+    for name in UNKNOWN_NAMES:
+        report.enter("unknown_name", name=name)
+        output = run_tool_(name, {})
+        report.require(isinstance(output, str) and output.startswith(UNKNOWN_TOOL) and name in output,
+                       "unknown_answer", output=output, expected=run_tool(name, {}))
+    report.situation = None
+    report.note("unknown_ok")
+    written = names_a_tool(run_tool_, "run_tool", report)
+    report.require(written is None, "dispatch_names_a_tool", tool=written)
+
+
+# --- 5.4 FORCE_WEATHER ------------------------------------------------------------------------------------
+
+def check_force_weather(choice, report: Report) -> None:
+    not_written_yet(choice, "empty_choice", report)
+    report.require(isinstance(choice, dict), "choice_not_dict", kind=kind_of(choice))
+    violation = check_request(request_with(course_definitions(TOOL_REGISTRY), choice))
+    report.require(violation is None, "choice_rejected", message=violation.message if violation else "")
+    kind = choice.get("type")
+    report.require(kind != "any", "choice_any")
+    report.require(kind == "tool", "choice_not_forced", kind=kind)
+    report.require(choice.get("name") in TOOL_REGISTRY, "choice_unknown_tool", name=choice.get("name"),
+                   names=list(TOOL_REGISTRY))
+    report.require(choice.get("name") == "get_weather", "choice_other_tool", name=choice.get("name"))
+    report.note("choice_ok")
+
+
+# --- 5.5 agent_turn ---------------------------------------------------------------------------------------
+
+QUESTION = {"role": "user", "content": "Help me plan my day in Paris."}
+HISTORY = [QUESTION]
+
+
+def weather(city: str, id: str | None = None) -> dict:
+    return tool_use("get_weather", {"city": city}, id=id)
+
+
+def letters(word: str, letter: str) -> dict:
+    return tool_use("count_letters", {"text": word, "letter": letter})
+
+
+AGENT_SCENARIOS = [  # asked after QUESTION; each answer is the last reply's text
+    Scenario("weather_call", [reply(weather("Paris")), reply(text("18°C and partly cloudy: take a light jacket."))],
+             HISTORY),
+    Scenario("letters_call", [reply(text("Let me count."), letters("strawberry", "r")),
+                              reply(text("There are 3 r's in 'strawberry'."))], HISTORY),
+    Scenario("two_tools", [reply(text("Both at once."), weather("Tokyo"), calc("365 * 24")),
+                           reply(text("Tokyo has clear skies; a year has 8,760 hours."))], HISTORY),
+    Scenario("three_tools", [reply(letters("Mississippi", "s"), calc("18 * 9 / 5 + 32"), weather("London")),
+                             reply(text("Now Paris too."), weather("Paris")),
+                             reply(text("4 s's, 64.4 °F, light rain in London and clouds in Paris."))], HISTORY),
+    Scenario("unknown_city", [reply(thinking("Weather question: use the tool."), weather("Atlantis")),
+                              reply(text("I have no weather for Atlantis."))], HISTORY),
+    Scenario("unknown_tool_call", [reply(tool_use("get_time", {"city": "Paris"}), weather("Paris")),
+                                   reply(text("I can't tell the time, but Paris is partly cloudy."))], HISTORY),
+    Scenario("no_tool", [reply(text("Start with a walk along the Seine, then a museum."))], HISTORY),
+    *(never_stopping(cap, call_limit=(cap or DEFAULT_CAP) + 1) for cap in (3, None)),
+]
+_play_agent_turn = agent_turn_checker(AGENT_SCENARIOS)
+
+
+def check_agent_turn(agent_turn, report: Report) -> None:
+    report.require_function(agent_turn, "agent_turn")
+    with turns.toolbox(run_tool, tuple(TOOL_REGISTRY)):
+        _play_agent_turn(agent_turn, report)
+    written = names_a_tool(agent_turn, "agent_turn", report)
+    report.require(written is None, "loop_names_a_tool", tool=written)
+
+
+CHECKERS = {"5.1": check_registry, "5.2": check_tool_definitions, "5.3": check_run_tool,
+            "5.4": check_force_weather, "5.5": check_agent_turn}
