@@ -1,32 +1,28 @@
 """The checks of notebook 6 (when calls go wrong): they pass on good code and fail, saying why, on typical mistakes.
 
 The solution notebook runs once, offline, in a folder of its own (`ran`): its functions are checked here,
-and the agent_robust.py it writes is run against the series' own stage-008 tests (they stay where they are,
-never copied into the repository).
+and the agent_robust.py it writes is run as a script (tests/test_series_stages.py runs the series' own
+stage-008 tests against it).
 """
 
 import inspect
 import io
 import os
 import runpy
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from looplab import robust
-from looplab.client import MODEL, offline_environ, offline_environment
+from looplab.client import MODEL, offline_environ
 from looplab.course import COURSE
 from looplab.loop import SYSTEM_PROMPT
 from looplab.robust import TOOL_REGISTRY, TOOLS, run_tool
 from tests.check_helpers import fails, passes, stub, twin
-from tests.notebook_code import ROOT, solution_namespace
+from tests.notebook_code import solution_namespace
 
 STEM = "06_when_calls_go_wrong"
-SERIES_STAGE = "agent-008-malformed-tool-call-handling"
-SERIES_VARIABLE = "LOOPLAB_SERIES_TESTS"
 
 
 @pytest.fixture(scope="module")
@@ -322,34 +318,7 @@ def test_repeat_guard_typical_mistakes_fail_with_the_right_message(wrong, words)
     fails("6.3", wrong, words)
 
 
-# --- the program, against the series' own tests ------------------------------------------------------------
-
-
-def series_tests() -> Path | None:
-    """The series' stage-008 tests: $LOOPLAB_SERIES_TESTS, else beside the repository, else /work/shared."""
-    for folder in (os.environ.get(SERIES_VARIABLE), ROOT.parent / "shared" / "seed" / "series-tests",
-                   "/work/shared/seed/series-tests"):
-        if folder and (Path(folder) / SERIES_STAGE).is_dir():
-            return Path(folder) / SERIES_STAGE
-    return None
-
-
-def test_agent_robust_passes_the_series_stage_008_tests(ran, tmp_path):
-    found = series_tests()
-    if found is None:
-        pytest.skip(f"the series' stage tests are not here: set {SERIES_VARIABLE} to the folder holding {SERIES_STAGE}")
-    _, folder = ran
-    stage = tmp_path / SERIES_STAGE
-    shutil.copytree(found, stage)
-    for path in stage.rglob("*"):
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    shutil.copy(folder / "agent_robust.py", stage / "agent.py")
-    env = {key: value for key, value in offline_environment().items() if not key.startswith("PYTEST")}
-    env.update(PYTHONIOENCODING="utf-8", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")  # the series' tests need no plugin
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "."],
-                            cwd=stage, capture_output=True, encoding="utf-8", env=env, timeout=300)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    assert "7 passed" in result.stdout
+# --- the program (the series' own stage-008 tests run against it in tests/test_series_stages.py) ------------
 
 
 def test_agent_robust_runs_offline_with_one_line_for_a_question_not_recorded(ran, monkeypatch, capsys):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import linecache
 import os
 import shutil
 import subprocess
@@ -27,7 +28,8 @@ from looplab.notebook_source import has_magic
 ROOT = Path(__file__).resolve().parent.parent
 VARIABLE = "LOOPLAB_SERIES_TESTS"
 # The series' stage -> (the notebook that writes its program, the program's file name).
-STAGES = {"agent-007-multi-tool-dispatch": ("05_toolbox", "agent_toolbox.py")}
+STAGES = {"agent-007-multi-tool-dispatch": ("05_toolbox", "agent_toolbox.py"),
+          "agent-008-malformed-tool-call-handling": ("06_when_calls_go_wrong", "agent_robust.py")}
 
 
 def series_tests() -> Path | None:
@@ -46,12 +48,16 @@ def written_program(stem: str, program: str, folder: Path) -> Path:
     os.chdir(folder)
     try:
         with offline_environ(), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            for cell in notebook.cells:
+            for index, cell in enumerate(notebook.cells):
                 if cell.cell_type != "code" or has_magic(cell.source):
                     continue
                 namespace["In"].append(cell.source)
+                # Each cell's text where its functions' code says it is, as IPython keeps it (a program may be
+                # written from the cells that defined its functions).
+                filename = f"<{stem} cell {index}>"
+                linecache.cache[filename] = (len(cell.source), None, cell.source.splitlines(True), filename)
                 with contextlib.suppress(Exception):  # the check cells of a solution pass; a stub's would raise
-                    exec(compile(cell.source, f"<{stem} cell>", "exec"), namespace)
+                    exec(compile(cell.source, filename, "exec"), namespace)
                 if target.exists():
                     return target
     finally:
@@ -68,6 +74,8 @@ def test_the_program_passes_the_series_stage_tests(stage, tmp_path):
     written = written_program(stem, program, tmp_path)
     tests = tmp_path / "series" / stage
     shutil.copytree(found / stage, tests)
+    for path in tests.rglob("*"):  # the series' folder may be read-only; its copy must take agent.py
+        path.chmod(0o755 if path.is_dir() else 0o644)
     shutil.copyfile(written, tests / "agent.py")
     ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
                          cwd=tests, capture_output=True, text=True, timeout=300,
