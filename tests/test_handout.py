@@ -40,7 +40,7 @@ print(json.dumps({"first_error": errors[0] if errors else None, "first_exercise"
 @pytest.fixture(scope="module")
 def handout(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    run = subprocess.run([sys.executable, "-m", HANDOUT_SCRIPT, "handout", "--out", out], cwd=ROOT,
+    run = subprocess.run([sys.executable, "-m", HANDOUT_SCRIPT, "handout", "--for", "here", "--out", out], cwd=ROOT,
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     return out / "looplab-handout"
