@@ -84,7 +84,8 @@ def test_the_gradebook_escapes_formulas(tmp_path):
     write_csv([Row("=2+3", NB1, "1.1", 2, 2, "solved", "-1 is not a str", "submissions/=2+3/x.ipynb", "+2026.12",
                    "@SUM(A1)")], out)
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[1] == f"'=2+3,{NB1},1.1,2,2,solved,'-1 is not a str,submissions/=2+3/x.ipynb,'+2026.12,'@SUM(A1)"
+    # the last column, `review`, is empty: nothing to review
+    assert lines[1] == f"'=2+3,{NB1},1.1,2,2,solved,'-1 is not a str,submissions/=2+3/x.ipynb,'+2026.12,'@SUM(A1),"
 
 
 def test_every_csv_cell_is_one_line_so_a_learner_s_text_cannot_look_like_a_row(tmp_path):
