@@ -6,6 +6,8 @@ solution notebooks run offline under nbval whatever the developer's shell says.
 
 import os
 
+import pytest
+
 os.environ.pop("ANTHROPIC_API_KEY", None)
 os.environ["LOOPLAB_MODE"] = "offline"
 
@@ -21,16 +23,50 @@ def pytest_collectstart(collector):
 
 
 # `make test` hands out one test file per worker (`--dist loadfile`): a long file handed out last keeps one
-# worker busy while the other waits, so the longest files (from `pytest -p no:xdist --durations=0`) go first.
-# Any other file keeps its place; a file missing from this list only costs a little time, never a failure.
+# worker busy while the other waits, so the longest files go first, in this order (per-file seconds summed from a
+# `-n 2` run, tests/browser/ counted as one). Any other file keeps its place; a file missing from this list only
+# costs a little time, never a failure. xdist would otherwise hand files out by their number of tests, most first
+# (its --loadscope-reorder): the many quick check tests first and these last, so it is turned off below.
 LONGEST_FIRST = (
-    "tests/test_grade_limits.py", "tests/test_handout.py", "tests/test_benchmarks.py", "tests/browser/test_run_all.py",
-    "tests/browser/test_viewer_in_jupyterlab.py", "tests/test_grade_isolation.py", "tests/test_packaging.py",
-    "tests/test_setup.py", "tests/test_class_gradebook.py", "tests/test_grade.py", "tests/test_notebooks.py",
-    "tests/test_regenerate.py", "tests/test_adding_a_notebook.py", "tests/test_exports.py",
+    "tests/test_handout.py", "tests/test_grade_isolation.py", "tests/test_benchmarks.py", "tests/test_grade_processes.py",
+    "tests/browser/test_run_all.py", "tests/browser/test_viewer_in_jupyterlab.py", "tests/browser/test_class_report.py",
+    "tests/test_grade_limits.py", "tests/test_packaging.py", "tests/test_adding_a_notebook.py",
+    "tests/test_regenerate.py", "tests/test_grade.py", "tests/test_setup.py", "tests/test_notebooks.py",
+    "tests/test_authoring.py", "tests/test_grade_intake.py", "tests/test_viewer_export.py", "tests/test_exports.py",
+    "tests/test_class_gradebook.py", "tests/test_agent_script.py", "tests/test_conversation.py",
+    "tests/test_error_display.py", "tests/test_grade_feedback.py", "solutions/04_your_agent.ipynb",
+    "solutions/05_toolbox.ipynb", "tests/test_grade_versions.py", "solutions/06_when_calls_go_wrong.ipynb",
+    "tests/test_series_stages.py", "solutions/02_closing_the_loop.ipynb", "solutions/01_one_tool_call.ipynb",
+    "tests/test_grade_judge.py", "solutions/03_matching_ids.ipynb", "tests/test_public_interfaces.py",
 )
+# Files that share one worker, so that its session fixtures are made once: the browser tests' JupyterLab server
+# and Chromium (tests/browser/conftest.py) start once instead of once per worker.
+ONE_WORKER = ("tests/browser/",)
+
+
+def pytest_configure(config):
+    if hasattr(config.option, "loadscopereorder"):  # pytest-xdist: keep the order below
+        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(items):
     rank = {path: index for index, path in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable: the rest keep their order
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown when it is not loaded (-p no:xdist)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile`, with the files under each of ONE_WORKER handed out together, as one file is."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    # A private method of pytest-xdist (xdist.scheduler.LoadFileScheduling._split_scope): its public
+    # `--dist loadgroup` would do, but marks added here were not seen by its workers' grouping (tried: the cells of
+    # one notebook were split). tests/test_public_interfaces.py names it, so an xdist without it fails by name.
+    class LoadFileSharingFolders(LoadFileScheduling):
+        def _split_scope(self, nodeid):
+            path = nodeid.split("::")[0]
+            return next((folder for folder in ONE_WORKER if path.startswith(folder)), path)
+
+    return LoadFileSharingFolders(config, log)

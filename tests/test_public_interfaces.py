@@ -95,3 +95,26 @@ def test_the_rules_catch_what_the_grader_used_to_do():
                 if isinstance(part, ast.Attribute) and part.attr in MANAGED]
     assert overridden == ["_async_handle_timeout"]
     assert set(assigned) == {"km.kernel_id", "km.provisioner"}
+
+
+# --- the two places outside the package that knowingly use a library's private part -------------------------
+# Each is one adapter, in one place, named here: when a release of the library moves what it uses, this test
+# fails naming the adapter and the private part, instead of the suite scheduling wrongly or a handout lacking wheels.
+KNOWN_PRIVATE_USES = {
+    # conftest.py's LoadFileSharingFolders: the browser tests' files on one worker (one JupyterLab, one Chromium).
+    "conftest.py": ("xdist.scheduler", "LoadFileScheduling", "_split_scope"),
+    # authoring/pip_for_platform.py: pip reading the target laptop's environment markers (handout wheelhouses).
+    "authoring/pip_for_platform.py": ("pip._vendor.packaging.markers", None, "default_environment"),
+}
+
+
+def test_each_known_private_use_is_one_adapter_and_the_library_still_has_it():
+    import importlib
+
+    root = PACKAGE.parent
+    for adapter, (module, owner, name) in KNOWN_PRIVATE_USES.items():
+        assert name in (root / adapter).read_text(encoding="utf-8"), f"{adapter} no longer uses {name}: update this list"
+        found = importlib.import_module(module)
+        if owner:
+            found = getattr(found, owner)
+        assert hasattr(found, name), f"{module}{'.' + owner if owner else ''} has no {name} any more: fix {adapter}"
