@@ -61,16 +61,22 @@ KERNEL_CELL = re.compile(r"ipykernel_\d+[/\\]\d+\.py$|^<ipython-input-")
 
 
 def definitions(cells: list[str], names: list[str]) -> str:
-    """The source of the statement that last bound each name in these cells (a `def`, a `class`, an assignment),
-    in the order of `names`: the learner's own code, for a program a notebook writes from its cells (notebook 5's
-    agent_toolbox.py, read from IPython's `In`). A name no cell binds is left out; a cell Python cannot read is
-    skipped. A kernel that keeps no history (nbval runs cells so) leaves `In` empty: then the cells are the ones
-    the kernel compiled, as it keeps them for its tracebacks, in the order they first ran."""
+    """Python source defining `names` as the notebook's cells last defined them, in the order of `names`: the
+    learner's own code, for a program a notebook writes from its cells (notebook 5's agent_toolbox.py and
+    toolbox_server.py, notebook 6's agent_robust.py). Pass IPython's `In`.
+
+    For each name, the last top-level statement of the cells binding it (a `def` or `class` with its
+    decorators, an assignment), not the rest of its cell (a try-it line after a function is left out); the
+    imports of the cells it came from go first, so the program has what those cells had. A kernel that keeps
+    no history (nbval runs cells so) leaves `In` empty: then the cells are the ones the kernel compiled, as it
+    keeps them for its tracebacks, in the order they first ran. A name no cell binds is a NameError saying
+    to run the notebook's cells first (a program without it would fail only when run)."""
     import ast
 
     if not any(isinstance(cell, str) and cell.strip() for cell in cells):
         cells = kernel_cells()
-    found: list[str] = []
+    imports: list[str] = []
+    parts: list[str] = []
     for name in names:
         latest = None
         for cell in cells:
@@ -81,10 +87,22 @@ def definitions(cells: list[str], names: list[str]) -> str:
                 continue
             for statement in tree.body:
                 if _binds(statement, name):
-                    latest = ast.get_source_segment(source, statement, padded=True)
-        if latest is not None and latest not in found:
-            found.append(latest)
-    return "\n\n\n".join(found) + "\n"
+                    latest = (source, tree, statement)
+        if latest is None:
+            raise NameError(f"no cell run so far defines {name!r}: run the notebook's cells first")
+        source, tree, statement = latest
+        imports += [_segment(source, node) for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+                    and _segment(source, node) not in imports]
+        if _segment(source, statement) not in parts:
+            parts.append(_segment(source, statement))
+    return "".join(f"{line}\n" for line in imports) + "\n\n" + "\n\n\n".join(parts) + "\n"
+
+
+def _segment(source: str, statement) -> str:
+    """A top-level statement's lines, decorators included (`ast` starts a decorated `def` at the `def`)."""
+    lines = source.splitlines()
+    first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])])
+    return "\n".join(lines[first - 1:statement.end_lineno])
 
 
 def _binds(statement, name: str) -> bool:

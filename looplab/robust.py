@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import linecache
 import operator
 
 from .client import MODEL
@@ -165,45 +164,3 @@ CHECKED_REGISTRY = {
                          "input_schema": {"type": "object", "properties": {"text": {"type": "string"}},
                                           "required": ["text"]}}},
 }
-
-
-# --- the program the notebook writes -------------------------------------------------------------------
-
-def cells_of(*functions) -> list[str]:
-    """The text of the cells these functions were defined in, in this order, each once.
-
-    IPython keeps the text of every cell it runs in `linecache`, under the file name its code objects carry,
-    whether or not the cell went into the input history (nbval, for one, runs cells without it)."""
-    cells: list[str] = []
-    for function in functions:
-        cell = "".join(linecache.getlines(inspect.unwrap(function).__code__.co_filename))
-        if cell and cell not in cells:
-            cells.append(cell)
-    return cells
-
-
-def program_from_cells(cells: list[str], names: list[str]) -> str:
-    """Python source defining `names` as the notebook's own cells last defined them, in that order.
-
-    For each name, the latest of `cells` that binds it, and of that cell only its top-level statements
-    that bind the name (a try-it line after a function is left out), with the cells' imports first. So
-    the program is the learner's code, not the course's copy."""
-    from .checks.source import bound_names, latest_definition, parsed
-
-    imports: list[str] = []
-    parts: list[str] = []
-    for name in names:
-        cell = latest_definition(cells, name)
-        tree = parsed(cell) if cell is not None else None
-        if tree is None:
-            raise NameError(f"no cell run so far defines {name!r}: run the notebook's cells first")
-        lines = cell.splitlines()
-        for statement in tree.body:
-            first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])])
-            source = "\n".join(lines[first - 1:statement.end_lineno])
-            if isinstance(statement, (ast.Import, ast.ImportFrom)):
-                if source not in imports:
-                    imports.append(source)
-            elif name in set(bound_names([statement])) and source not in parts:
-                parts.append(source)
-    return "".join(f"{line}\n" for line in imports) + "\n\n" + "\n\n\n".join(parts) + "\n"
