@@ -57,7 +57,7 @@ from looplab.tools import TOOLS, run_tool
 from . import ROOT, SOLUTIONS
 
 # What a learner's NotRecordedError no longer says (learners cannot take this route): the maintainer's way to
-# answer a conversation a notebook asks and its recording lacks, shown by --help (and in the README's recordings section).
+# answer a conversation a notebook asks and its recording lacks, shown by --help (and in docs/RECORDINGS.md).
 MAINTAINER_ROUTE = ("A notebook raised NotRecordedError? Without a key, script the missing answer in "
                     "authoring/answers/<stem>.py, then run `python -m authoring record <stem>` (offline, free), "
                     "then `make notebooks`; with ANTHROPIC_API_KEY, `python -m authoring record --live <stem>`.")

@@ -117,7 +117,7 @@ def generate(names: list[str] | None = None, course: Course = COURSE, solutions:
 
 
 def execute(path: Path) -> None:
-    """Re-run a solution notebook offline and store its outputs (no widget state: see README)."""
+    """Re-run a solution notebook offline and store its outputs (no widget state: see docs/RECORDINGS.md)."""
     notebook = nbformat.read(path, as_version=4)
     with offline_environ():  # the kernel inherits it
         # coalesce_streams: a busy kernel may send one print in two messages; stored, they are one.

@@ -156,7 +156,7 @@ class Replay:
 
 def not_recorded_message(recording: Recording, request: dict) -> str:
     """What a learner reads: what happened (offline, and not in the recording), where the conversation parts from
-    the nearest recorded one, and what to do. The maintainer's route (scripting a new answer) is in the README's
+    the nearest recorded one, and what to do. The maintainer's route (scripting a new answer) is in docs/RECORDINGS.md's
     recordings section and in authoring/author_recordings.py, not here: a learner cannot take it."""
     lines = [f"This conversation is not recorded in the recording '{recording.name}' (offline mode)."]
     difference = recording.nearest_difference(request)

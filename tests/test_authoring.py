@@ -67,13 +67,13 @@ def test_the_calculator_recording_is_written_aside_too(author, recordings, monke
 
 
 def test_the_maintainers_route_for_a_missing_answer_is_in_the_authoring_command():
-    """A learner's NotRecordedError leaves it out (they cannot take it): --help and the README say it."""
+    """A learner's NotRecordedError leaves it out (they cannot take it): --help and docs/RECORDINGS.md say it."""
     shown = subprocess.run([sys.executable, "-m", "authoring", "record", "--help"], cwd=ROOT,
                            capture_output=True, text=True, check=True).stdout
     said = " ".join(shown.split())
     assert "NotRecordedError" in said and "authoring/answers/<stem>.py" in said
     assert "python -m authoring record <stem>" in said and "--live <stem>" in said
-    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    readme = " ".join((ROOT / "docs" / "RECORDINGS.md").read_text(encoding="utf-8").split())
     assert "python -m authoring record <stem>" in readme and "NotRecordedError" in readme
 
 

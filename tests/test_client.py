@@ -137,7 +137,7 @@ def test_unrecorded_question_is_one_clear_error(offline):
     assert "ANTHROPIC_API_KEY" in text and "live mode" in text
     # what a learner can do offline: the recorded questions, word for word
     assert 'ask one of the recorded questions, "What is 4823 × 1979?" or ' in text
-    # the maintainer's route is in the README and author_recordings.py --help, not in a learner's error
+    # the maintainer's route is in docs/RECORDINGS.md and `python -m authoring record --help`, not in a learner's error
     assert "scripts/" not in text and "author_recordings" not in text and "Maintaining" not in text
     assert "Connection error" not in text
     assert not isinstance(caught.value, anthropic.APIConnectionError)

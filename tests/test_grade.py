@@ -414,7 +414,7 @@ def test_the_grader_cells_are_python():
 
 
 def readme_status_table() -> str:
-    lines = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8").splitlines()
+    lines = (Path(__file__).resolve().parent.parent / "docs" / "GRADING.md").read_text(encoding="utf-8").splitlines()
     first = lines.index("| status | what happened |")
     end = next(i for i in range(first, len(lines)) if not lines[i].startswith("|"))
     return "\n".join(lines[first:end])
@@ -422,7 +422,7 @@ def readme_status_table() -> str:
 
 def test_the_readme_status_table_is_the_status_enum():
     assert readme_status_table() == grade.Status.readme_table(), (
-        "README.md's status table differs from looplab/grade/shared/status.py: paste Status.readme_table()")
+        "docs/GRADING.md's status table differs from looplab/grade/shared/status.py: paste Status.readme_table()")
 
 
 def test_every_status_in_the_gradebook_is_a_status(graded):

@@ -1,6 +1,6 @@
 """Replay matches on meaning: one test per difference recordings.py ignores, and the ones it must not.
 
-The numbered list in looplab/recordings.py's docstring (and README's offline section) is the
+The numbered list in looplab/recordings.py's docstring (and docs/RECORDINGS.md) is the
 contract; each `test_ignored_N_...` below proves one line of it. The `test_kept_...` tests prove
 the differences that change a conversation still do, and the not-recorded message still points
 at the learner's own block.

@@ -15,7 +15,7 @@ It follows the paths the source spells out, however they are written:
     f.__code__, copy(f), partial(f)      anything built from a value that reaches a target
     exec(source_of(f), namespace)        a namespace an exec filled with what reaches a target
 What the source does not spell out (strings built at run time, objects found through `gc`) it cannot
-follow: README.md's "What the grader cannot rule out" says so.
+follow: docs/GRADING.md's "What the grader cannot rule out" says so.
 
 Pure functions on strings, like source.py: the same answer in a learner's notebook (IPython's `In`) and
 under the grader (the notebook file).

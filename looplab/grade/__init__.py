@@ -3,7 +3,7 @@ kernel, judged in the grader's own process, into a CSV gradebook and the exports
 
     python -m looplab.grade SUBMISSIONS... --out grades.csv [--feedback DIR] [--jobs N]
 
-What it promises (the statuses, the limits, the isolation, what it cannot rule out) is README.md's
+What it promises (the statuses, the limits, the isolation, what it cannot rule out) is docs/GRADING.md's
 "Grading"; how it is built is docs/DESIGN.md's: one flow through subpackages in their order, shared
 (limits, statuses, rows) -> submissions -> kernels -> judgement -> rows -> exports, each importing
 only from those before it (tests/test_grade_shape.py), with grading.py the one orchestrator and

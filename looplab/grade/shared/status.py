@@ -1,6 +1,6 @@
 """The gradebook's statuses, each with its CSV text and what it means; and what a check can find.
 
-One source of truth: rows are built from `Status`, and README.md's status table is
+One source of truth: rows are built from `Status`, and docs/GRADING.md's status table is
 `Status.readme_table()` (tests/test_grade.py holds one against the other).
 """
 
@@ -11,13 +11,13 @@ from enum import Enum
 from ...checks.core import COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SOLVED
 from .limits import AFTER_A_STOP, SUBMISSION_LIMIT, WRITE_ENTRIES, WRITE_LIMIT
 
-# The words README.md shows for the variable parts of a status.
+# The words docs/GRADING.md shows for the variable parts of a status.
 README_PLACEHOLDERS = {"stops": "cell N ran past the S s limit", "seconds": "S", "where": "in cell N",
                        "amount": "more than N MB"}
 
 
 class Status(Enum):
-    """A row's status: its text in the CSV (with {placeholders}) and its line in README.md's table.
+    """A row's status: its text in the CSV (with {placeholders}) and its line in docs/GRADING.md's table.
 
     Members with the same meaning, one after the other, share a line of the table.
     """
@@ -77,12 +77,12 @@ class Status(Enum):
 
     @property
     def label(self) -> str:
-        """As README.md shows it: the placeholders in words ("cell N", "S")."""
+        """As docs/GRADING.md shows it: the placeholders in words ("cell N", "S")."""
         return self.template.format(**README_PLACEHOLDERS)
 
     @classmethod
     def readme_table(cls) -> str:
-        """README.md's status table, in Markdown."""
+        """docs/GRADING.md's status table, in Markdown."""
         lines = ["| status | what happened |", "|---|---|"]
         members = list(cls)
         while members:
