@@ -65,6 +65,17 @@ def names_field(message: str, field: str) -> bool:
     return field in message or re.sub(r"\[(\d+)\]", r".\1", field) in message
 
 
+def changed(mapping: dict, **changes) -> dict:
+    """A deep copy of a dict (a tool definition, a registry) with some keys replaced; None leaves a key out."""
+    made = copy.deepcopy(mapping)
+    for key, value in changes.items():
+        if value is None:
+            made.pop(key)
+        else:
+            made[key] = value
+    return made
+
+
 def stub(*args, **kwargs):
     """An exercise as the learner receives it."""
     raise NotImplementedError("Exercise: replace this line with your code")

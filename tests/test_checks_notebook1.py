@@ -1,7 +1,6 @@
 """The checks of notebook 1 pass the solutions and fail the stub and the typical wrong answers."""
 
 import ast
-import copy
 import math
 import operator
 
@@ -16,7 +15,7 @@ from looplab.checks.source import CELL, FUNCTION, latest_definition, stub_left
 from looplab.client import MODEL
 from looplab.course import COURSE
 from looplab.tools import TOOLS, run_tool
-from tests.check_helpers import fails, passes, stub, twin
+from tests.check_helpers import changed, fails, passes, stub, twin
 from tests.notebook_code import solution_namespace
 
 
@@ -116,13 +115,7 @@ def test_wrong_arithmetic_fails():
 
 
 def tool_with(**changes):
-    tool = copy.deepcopy(tools.CALCULATOR_TOOL)
-    for key, value in changes.items():
-        if value is None:
-            tool.pop(key)
-        else:
-            tool[key] = value
-    return tool
+    return changed(tools.CALCULATOR_TOOL, **changes)
 
 
 @pytest.mark.parametrize("tool, fragment", [

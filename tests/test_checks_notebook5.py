@@ -1,7 +1,6 @@
 """The checks of notebook 5 (a toolbox): they pass on good code written several ways and fail, saying why, on
 typical mistakes; the registry's functions are judged the grader's way too (the channel carries them)."""
 
-import copy
 
 import pytest
 
@@ -12,7 +11,7 @@ from looplab.loop import SYSTEM_PROMPT, tool_result
 from looplab.rules import check_request
 from looplab.toolbox import TOOL_REGISTRY, TOOLS, count_letters, get_weather
 from looplab.tools import CALCULATOR_TOOL, calculator
-from tests.check_helpers import fails, passes, stub, twin
+from tests.check_helpers import changed, fails, passes, stub, twin
 from tests.judge_helpers import same_as_in_process
 from tests.notebook_code import solution_namespace
 
@@ -24,14 +23,8 @@ def solution():
 
 def registry(**changes):
     """A copy of the course's registry, with some entries replaced (None: left out)."""
-    made = {name: {"function": entry["function"], "schema": copy.deepcopy(entry["schema"])}
-            for name, entry in TOOL_REGISTRY.items()}
-    for name, entry in changes.items():
-        if entry is None:
-            made.pop(name)
-        else:
-            made[name] = entry
-    return made
+    return changed({name: {"function": entry["function"], "schema": entry["schema"]}
+                    for name, entry in TOOL_REGISTRY.items()}, **changes)
 
 
 def test_the_exercises_and_their_points():
