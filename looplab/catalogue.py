@@ -2,7 +2,10 @@
 
 Every word a learner reads from the package (a check's panel and messages, the exercises' hints)
 sits in a catalogue, texts/<module>.toml beside the module that speaks with it, never in the code, so
-a message is reworded, or translated, without reading Python. LANGUAGE picks the column.
+a message is reworded, or translated, without reading Python. `language.current()` picks the column
+(the notebook's language, or LOOPLAB_LANG). A translated row records in `of` the fingerprint of the
+English it translates (authoring/notebook_translations.py: `fingerprint`), so a reworded English row
+shows its translation stale; `of` is for the tests, never read here.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LANGUAGE = "en"  # the language of every text a learner reads; see Text
+from . import language
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,7 @@ class Text:
     `failed` and `passed` are `str.format` templates over the values the checker passes (and
     `situation`); `hint` is plain words, never formatted, so it can show code with braces.
     A second language is a column: a row's [key.fr] sub-table becomes `other={"fr": Text(...)}`, and
-    LANGUAGE picks it.
+    language.current() picks it.
     """
 
     failed: str = ""
@@ -31,7 +34,7 @@ class Text:
     other: dict = field(default_factory=dict, compare=False)
 
     def said(self) -> "Text":
-        return self.other.get(LANGUAGE, self)
+        return self.other.get(language.current(), self)
 
 
 class Hints(list):
@@ -42,7 +45,7 @@ class Hints(list):
         self.other = other or {}
 
     def said(self) -> list[str]:
-        return list(self.other.get(LANGUAGE, self))
+        return list(self.other.get(language.current(), self))
 
 
 @functools.cache
@@ -56,9 +59,9 @@ def catalogue(module_file: str) -> tuple[dict[str, Text], dict[str, Hints]]:
     path = Path(module_file).parent / "texts" / f"{Path(module_file).stem}.toml"
     rows = tomllib.loads(path.read_text(encoding="utf-8"))
     hints = rows.pop("hints", {})
-    translated_hints = {language: hints.pop(language) for language in _languages(hints)}
+    translated_hints = {name: hints.pop(name) for name in _languages(hints)}
     texts = {key: _text(rows, key) for key in rows}
-    return texts, {exercise: Hints(items, {language: table[exercise] for language, table in translated_hints.items()
+    return texts, {exercise: Hints(items, {name: table[exercise] for name, table in translated_hints.items()
                                            if exercise in table})
                    for exercise, items in hints.items()}
 
@@ -69,13 +72,44 @@ def _languages(table: dict) -> list[str]:
 
 
 def _text(rows: dict, key: str) -> Text:
-    other = {language: Text(**_fields(rows, key, language)) for language in _languages(rows[key])}
+    other = {name: Text(**_fields(rows, key, name)) for name in _languages(rows[key])}
     return Text(**_fields(rows, key, None), other=other)
 
 
-def _fields(rows: dict, key: str, language: str | None) -> dict:
+def _fields(rows: dict, key: str, name: str | None) -> dict:
     """A row's fields in one language (None: the row itself), over those of the row it is `like`."""
     row = rows[key]
-    own = row.get(language, row) if language else row
-    lent = _fields(rows, row["like"], language) if "like" in row else {}
-    return lent | {name: value for name, value in own.items() if name != "like" and not isinstance(value, dict)}
+    own = row.get(name, row) if name else row
+    lent = _fields(rows, row["like"], name) if "like" in row else {}
+    return lent | {field: value for field, value in own.items()
+                   if field not in ("like", "of") and not isinstance(value, dict)}
+
+
+class Words:
+    """The words of a module that is not a check (the client's mode line, the viewer's labels, the
+    doctor's lines...): `WORDS("key", **values)` is the row's text in the current language, a
+    `str.format` template filled with `values` (a row said with no values is never formatted, so it
+    may show code with braces)."""
+
+    def __init__(self, rows: dict[str, dict[str, str]], where: str = ""):
+        self.rows = rows  # key -> {language: text}
+        self.where = where
+
+    def __call__(self, key: str, **values) -> str:
+        row = self.rows[key]
+        template = row.get(language.current(), row[language.SOURCE])
+        return template.format(**values) if values else template
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.rows
+
+
+@functools.cache
+def words(module_file: str) -> Words:
+    """The words of a module, from texts/<its name>.toml beside it: one table a key, `text = "..."` in
+    English and `[key.fr]` with `text` (and `of`, the fingerprint of the English it translates)."""
+    path = Path(module_file).parent / "texts" / f"{Path(module_file).stem}.toml"
+    rows = tomllib.loads(path.read_text(encoding="utf-8"))
+    return Words({key: {language.SOURCE: row["text"]} | {name: value["text"] for name, value in row.items()
+                                                         if isinstance(value, dict)}
+                  for key, row in rows.items()}, str(path))

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import language as languages
+
 RECORDINGS_DIR = Path(__file__).parent / "recordings"
 
 # The fields of each block type that change what the model sees. Everything else
@@ -54,12 +56,16 @@ MEANINGFUL_FIELDS = {
 }
 
 
-def recording_path(recording: str | Path) -> Path:
-    """A bare name like "calculator" means a recording shipped with the course."""
+def recording_path(recording: str | Path, language: str | None = None) -> Path:
+    """A bare name like "calculator" means a recording shipped with the course, in the language the
+    course speaks (`language.current()` unless given): English ones in recordings/, the others in
+    recordings/<language>/, since a French notebook asks its questions in French."""
     path = Path(recording)
     if path.suffix == ".json" or len(path.parts) > 1:
         return path
-    return RECORDINGS_DIR / f"{recording}.json"
+    spoken = language or languages.current()
+    folder = RECORDINGS_DIR if spoken == languages.SOURCE else RECORDINGS_DIR / spoken
+    return folder / f"{recording}.json"
 
 
 def canonical_blocks(content: Any) -> Any:

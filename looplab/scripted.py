@@ -21,6 +21,7 @@ import anthropic
 import httpx2
 from anthropic.types import Message
 
+from . import language
 from .client import MODEL, remember_traffic
 from .transport import ObservedTransport, Traffic
 
@@ -43,8 +44,12 @@ def stable_id(prefix: str, *parts: object) -> str:
 # --- blocks -----------------------------------------------------------------------------------------
 
 
-def text(words: str) -> dict:
-    return {"type": "text", "text": words}
+def text(words: str, **translations: str) -> dict:
+    """A text block; `fr="..."` gives its words when the course speaks French (a recording made for the
+    French notebooks), so one script answers both languages with the same calls."""
+    from . import language
+
+    return {"type": "text", "text": translations.get(language.current(), words)}
 
 
 def thinking(thought: str) -> dict:

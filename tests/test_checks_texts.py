@@ -204,7 +204,7 @@ def test_a_second_language_is_a_column(monkeypatch):
     report = Report(texts={"doubles": Text("double(2) gave {got}", "Return 2 * x.",
                                            other={"fr": Text("double(2) a donné {got}", "Renvoyez 2 * x.")})})
     assert report.failure("doubles", got=5).message == "double(2) gave 5"
-    monkeypatch.setattr(catalogues, "LANGUAGE", "fr")
+    monkeypatch.setenv("LOOPLAB_LANG", "fr")
     failure = report.failure("doubles", got=5)
     assert (failure.message, failure.hint) == ("double(2) a donné 5", "Renvoyez 2 * x.")
 
@@ -239,7 +239,7 @@ def test_a_catalogues_second_language_is_a_sub_table(tmp_path, monkeypatch):
     failure = report.failure("halves", got=5)
     assert (failure.message, failure.hint) == ("half(2) gave 5", "Return 2 * x.")
     assert hints["5.1"].said() == ["Multiply by two."]
-    monkeypatch.setattr(catalogues, "LANGUAGE", "fr")
+    monkeypatch.setenv("LOOPLAB_LANG", "fr")
     failure = report.failure("halves", got=5)
     assert (failure.message, failure.hint) == ("half(2) a donné 5", "Renvoyez 2 * x.")
     assert hints["5.1"].said() == ["Multipliez par deux."]
