@@ -27,11 +27,15 @@ STEM = COURSE.stems[0]
 
 # --- the machine, on a fixture ----------------------------------------------------------------------------
 
+PROTOCOL = re.compile(r"(Error: |User> |Agent> |\[tool\] |\[tool-error\] )?")  # texts code reads: they stay first
+
+
 def frenchified(token: str) -> str:
-    """A code token with "FR " before its words: `# FR a comment`, `f"FR two words {x}"`."""
+    """A code token with "FR " before its words: `# FR a comment`, `f"FR two words {x}"`, `"Error: FR ..."`."""
     if token.startswith("#"):
         return "# FR " + token[1:].lstrip()
     opening = re.match(r"[A-Za-z]*('''|\"\"\"|'|\")", token).end()
+    opening = PROTOCOL.match(token, opening).end()
     return token[:opening] + "FR " + token[opening:]
 
 
