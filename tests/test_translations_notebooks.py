@@ -241,3 +241,27 @@ def test_the_french_notebooks_are_what_the_generator_makes(stem):
         f"notebooks/{LANGUAGE}/{stem}.ipynb is out of date: run `make notebooks`")
     assert "widgets" not in french.metadata and "widgets" not in learner.metadata
     nbformat.validate(french)
+
+
+# --- French recordings: the same answers files, read in French ------------------------------------------------
+
+def test_an_answers_file_is_read_in_the_language_recorded(tmp_path, monkeypatch):
+    """`text(..., fr=)` gives a reply's French words; FRENCH replaces a whole entry whose calls differ in French."""
+    import sys
+
+    import authoring.answers
+    from authoring import author_recordings as author
+
+    (tmp_path / "zz_fixture_answers.py").write_text(
+        "from looplab.scripted import calculator, reply, text\n"
+        "ANSWERS = {'A_QUESTION': [reply(text('Hello', fr='Bonjour'))], 'B_QUESTION': [reply(text('One'))]}\n"
+        "FRENCH = {'B_QUESTION': [reply(calculator('1 + 1'))]}\n", encoding="utf-8")
+    monkeypatch.setattr(authoring.answers, "__path__", [*authoring.answers.__path__, str(tmp_path)])
+    monkeypatch.delitem(sys.modules, "authoring.answers.zz_fixture_answers", raising=False)
+    said = lambda answers, key: answers[key][0]({"messages": []})["content"][0]  # noqa: E731
+
+    english, french = author.load_answers("zz_fixture_answers"), author.load_answers("zz_fixture_answers", "fr")
+    assert said(english, "A_QUESTION")["text"] == "Hello" and said(english, "B_QUESTION")["text"] == "One"
+    assert said(french, "A_QUESTION")["text"] == "Bonjour" and said(french, "B_QUESTION")["name"] == "calculator"
+    assert said(author.load_answers("zz_fixture_answers"), "A_QUESTION")["text"] == "Hello", "English again after"
+    monkeypatch.delitem(sys.modules, "authoring.answers.zz_fixture_answers", raising=False)
