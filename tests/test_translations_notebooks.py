@@ -231,6 +231,9 @@ def without_outputs(notebook: nbformat.NotebookNode) -> dict:
 def test_the_french_notebooks_are_what_the_generator_makes(stem):
     """solutions/fr/ (outputs aside: nbval compares those) and notebooks/fr/ are made, never edited."""
     english = nbformat.read(SOLUTIONS / f"{stem}.ipynb", as_version=4)
+    missing = words.untranslated(english, translation_of(stem))
+    assert not missing, (f"{stem}: its translation is not finished ({len(missing)}, first {missing[0]}), so "
+                         f"`make notebooks` does not regenerate its French notebooks")
     french = french_solution(stem)
     expected = translated.translated(english, translation_of(stem), LANGUAGE)
     assert without_outputs(french) == without_outputs(expected), (
