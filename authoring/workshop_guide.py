@@ -133,7 +133,7 @@ def plan_section(plan: workshop_plans.Plan) -> list[str]:
     for stretch in plan.cut_list():
         saved += stretch.minutes
         cuts.append(WORDS("cut", described=described(stretch), saved=saved))
-    lines += [WORDS("behind", cuts="; ".join(cuts)), ""]
+    lines += [WORDS("behind", cuts=WORDS("cut_separator").join(cuts)), ""]
     return lines
 
 
