@@ -4,6 +4,8 @@
 # Everything installs into a local virtual environment, .venv/.
 
 PYTHON ?= python3
+# The course's language for `make lab` and `make handout` (make cannot take --lang): make lab LANG_COURSE=fr
+LANG_COURSE ?= en
 VENV := .venv
 BIN := $(VENV)/bin
 
@@ -12,7 +14,7 @@ BIN := $(VENV)/bin
 # scripts/bootstrap.py does the work (and runs without make, on Windows too): it checks the Python
 # version, (re)builds .venv, installs requirements.txt (+ requirements-dev.txt for the tools below).
 lab:
-	$(PYTHON) scripts/bootstrap.py lab
+	$(PYTHON) scripts/bootstrap.py lab --lang $(LANG_COURSE)
 
 # The whole suite, in parallel (scripts/bootstrap.py's run_tests says why one test file per worker).
 test:
@@ -38,10 +40,10 @@ notebooks: dev
 	$(BIN)/python -m authoring notebooks
 
 # What an instructor sends learners, into dist/: learner notebooks, a wheelhouse for Windows, macOS and Linux
-# on Python 3.11-3.13, a learner README; no answers. Also the small handout (no wheelhouse). Check it: --verify
+# on Python 3.11-3.13, a learner README (in French: make handout LANG_COURSE=fr); no answers. Also the small handout (no wheelhouse). Check it: --verify
 # Solutions, when it is time: .venv/bin/python -m authoring handout --release 01_one_tool_call
 handout: dev
-	$(BIN)/python -m authoring handout
+	$(BIN)/python -m authoring handout --lang $(LANG_COURSE)
 
 benchmarks: dev
 	$(BIN)/python benchmarks/replay_overhead.py

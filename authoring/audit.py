@@ -24,10 +24,13 @@ from __future__ import annotations
 import importlib.util
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from looplab import language
 from looplab.course import COURSE, Course, Exercise
+
+from .notebook_translations import fingerprint
 
 EVERY_EXERCISE = "every exercise"  # the table of audit/core.toml whose rows hold for all exercises
 COMMON = "looplab.checks.core"  # the module whose audit file holds them
@@ -46,6 +49,20 @@ class Row:
     taught: str
     scenario: str
     wrong_answer: str
+    # The instruction in another language, for the workshop guide in that language:
+    # fr = { instruction = "...", of = "<fingerprint of the English instruction>" }
+    fr: dict | None = field(default=None, compare=False)
+
+    def instruction_in(self, spoken: str) -> str:
+        """The instruction in `spoken`; Incomplete when its translation is missing or translates an older English."""
+        if spoken == language.SOURCE:
+            return self.instruction
+        translated = getattr(self, spoken) or {}
+        if translated.get("of") != fingerprint(self.instruction) or not translated.get("instruction"):
+            state = "has no" if not translated else "has a stale (of = {!r})".format(translated.get("of"))
+            raise Incomplete(f"the audit row {self.instruction!r} {state} {spoken} = {{ instruction = ..., "
+                             f"of = {fingerprint(self.instruction)!r} }}")
+        return translated["instruction"]
 
     @property
     def cells(self) -> tuple[str, str, str, str]:
@@ -77,7 +94,7 @@ def read_table(path: Path) -> dict[str, list[Row]]:
             raise Incomplete(f"{path}: [{key}] should be rows, [[\"{key}\"]] tables")
         for number, row in enumerate(rows, 1):
             missing = [name for name in FIELDS if not isinstance(row.get(name), str) or not row[name].strip()]
-            extra = sorted(set(row) - set(FIELDS))
+            extra = sorted(set(row) - set(FIELDS) - set(language.LANGUAGES[1:]))
             if missing or extra:
                 raise Incomplete(f"{path}: row {number} of [[\"{key}\"]] "
                                  + (f"lacks {', '.join(missing)}" if missing else f"has unknown {', '.join(extra)}"))

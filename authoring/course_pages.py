@@ -20,13 +20,16 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
+from looplab import language
 from looplab.course import COURSE
 
 from . import DOCS, ROOT, adding, audit
 from .audit import Incomplete
+from .notebook_translations import fingerprint
 
 __all__ = ["Incomplete", "main", "stale", "updated"]
 
@@ -39,30 +42,67 @@ def end_mark(name: str) -> str:
     return f"<!-- end generated: {name} -->"
 
 
-def course_table() -> list[str]:
-    lines = ["| notebook | you build | exercises |", "|---|---|---|"]
+TABLE_HEAD = {"en": "| notebook | you build | exercises |", "fr": "| notebook | vous construisez | exercices |"}
+
+
+def manifest_words(spoken: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Each notebook's `builds` and each exercise's title in `spoken`: the manifest's words in English,
+    translations/<language>/course.toml's otherwise (titles that are only a name stay as they are). Each row
+    records the fingerprint of the English it translates: a missing or stale row stops the regeneration,
+    naming the row and the English to translate."""
+    builds = {notebook.stem: notebook.builds for notebook in COURSE.notebooks}
+    titles = {e.id: e.title for notebook in COURSE.notebooks for e in notebook.exercises}
+    if spoken == language.SOURCE:
+        return builds, titles
+    path = ROOT / "translations" / spoken / "course.toml"
+    table = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    wanted = [("notebooks", stem, "builds", english) for stem, english in builds.items()]
+    wanted += [("exercises", id, "title", english) for id, english in titles.items() if " " in english]
+    said = {"builds": dict(builds), "title": dict(titles)}
+    for part, key, field, english in wanted:
+        row = table.get(part, {}).get(key)
+        if row is None or row.get("of") != fingerprint(english):
+            state = "has no row" if row is None else f"translates an older English (of = {row.get('of')!r})"
+            raise Incomplete(f"{path.relative_to(ROOT)}: [{part}.{key!r}] {state}; translate {english!r} "
+                             f"into {field} and set of = {fingerprint(english)!r}")
+        said[field][key] = row[field]
+    return said["builds"], said["title"]
+
+
+def course_table(spoken: str = language.SOURCE) -> list[str]:
+    lines = [TABLE_HEAD[spoken], "|---|---|---|"]
+    builds, titles = manifest_words(spoken)
     for notebook in COURSE.notebooks:
         named: set[str] = set()  # an exercise that rewrites an earlier one's function is shown by its title
-        exercises = ", ".join(f"{e.id} {e.title}" if e.name in named or named.add(e.name) else f"{e.id} `{e.name}`"
+        exercises = ", ".join(f"{e.id} {titles[e.id]}" if e.name in named or named.add(e.name) else f"{e.id} `{e.name}`"
                               for e in notebook.exercises)
-        lines.append(f"| `{notebook.stem}` | {notebook.builds} | {exercises} |")
+        lines.append(f"| `{notebook.stem}` | {builds[notebook.stem]} | {exercises} |")
     return lines
 
 
 # The sample's machine-specific lines (any laptop's); its recordings line is what `doctor` says of this course.
-DOCTOR_SAMPLE_HEAD = (
-    "ok   python      Python 3.11.7",
-    "ok   venv        virtual environment /home/ada/looplab/.venv",
-    "ok   kernel      python3 kernel (/home/ada/looplab/.venv/share/jupyter/kernels/python3)",
-    "ok   widgets     ipywidgets 8.1.9 and its JupyterLab extension",
-    "ok   mode        offline: answers come from the recordings, no key, no cost",
-)
+DOCTOR_SAMPLE_HEAD = {
+    "en": ("ok   python      Python 3.11.7",
+           "ok   venv        virtual environment /home/ada/looplab/.venv",
+           "ok   kernel      python3 kernel (/home/ada/looplab/.venv/share/jupyter/kernels/python3)",
+           "ok   widgets     ipywidgets 8.1.9 and its JupyterLab extension",
+           "ok   mode        offline: answers come from the recordings, no key, no cost",
+           "ready for the course"),
+    "fr": ("ok   python      Python 3.11.7",
+           "ok   venv        environnement virtuel /home/ada/looplab/.venv",
+           "ok   kernel      noyau python3 (/home/ada/looplab/.venv/share/jupyter/kernels/python3)",
+           "ok   widgets     ipywidgets 8.1.9 et son extension JupyterLab",
+           "ok   mode        hors ligne : les réponses viennent des enregistrements, sans clé, sans coût",
+           "prêt pour le cours"),
+}
 
 
-def doctor_sample() -> list[str]:
+def doctor_sample(spoken: str = language.SOURCE) -> list[str]:
     from looplab.doctor import check_recordings
 
-    return ["```text", *DOCTOR_SAMPLE_HEAD, check_recordings().line(), "ready for the course", "```"]
+    *head, ready = DOCTOR_SAMPLE_HEAD[spoken]
+    with language.using(spoken):
+        return ["```text", *head, check_recordings().line(), ready, "```"]
 
 
 def module_path(module: str | None) -> str:
@@ -98,6 +138,7 @@ def adding_list() -> list[str]:
 # page -> its generated parts, name -> what they hold today
 PARTS: dict[Path, dict[str, Callable[[], list[str]]]] = {
     ROOT / "README.md": {"course table": course_table, "doctor sample": doctor_sample},
+    ROOT / "README.fr.md": {"course table": lambda: course_table("fr"), "doctor sample": lambda: doctor_sample("fr")},
     DOCS / "DESIGN.md": {"notebook rows": notebook_rows, "adding a notebook": adding_list},
     DOCS / "WRITING_NOTEBOOKS.md": {"adding a notebook": adding_table},
     DOCS / "CHECKS_AUDIT.md": {"audit": audit.page_body},

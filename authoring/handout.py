@@ -2,6 +2,7 @@
 
     .venv/bin/python -m authoring handout                      # the room's mix: Windows, macOS, Linux
     .venv/bin/python -m authoring handout --for here           # this computer and Python only (quick)
+    .venv/bin/python -m authoring handout --lang fr            # its README in French (make handout LANG_COURSE=fr)
     .venv/bin/python -m authoring handout --for linux-aarch64 --python 3.12   # one kind of laptop
     .venv/bin/python -m authoring handout --verify             # check dist/'s handout (authoring/handout_check.py)
     .venv/bin/python -m authoring handout --release 01_one_tool_call   # dist/solutions/01_one_tool_call.ipynb
@@ -9,7 +10,8 @@
 Why: learners need the notebooks and the package, not the repository, which holds `solutions/` (a
 learner who copied them would score full marks) and the grader's machinery. The handout holds:
 
-- `notebooks/`: the learner notebooks (exercise regions replaced by stubs, outputs cleared);
+- `notebooks/`: the learner notebooks (exercise regions replaced by stubs, outputs cleared), and
+  `notebooks/fr/` the same in French (`bootstrap.py lab --lang fr` opens them);
 - `wheelhouse/`: the course's package as a wheel (recordings and checks inside) and every wheel it
   needs, so a room with bad Wi-Fi installs without the network; by default for Windows x86_64, macOS
   arm64 and x86_64, Linux x86_64 and aarch64 on every Python the course supports (`--for` and
@@ -17,7 +19,7 @@ learner who copied them would score full marks) and the grader's machinery. The 
 - `requirements.txt`: the same pins as the repository's, the course itself as `looplab==VERSION`;
 - `scripts/bootstrap.py`: the same set-up script as the repository's (it installs from the wheelhouse);
 - `README.md`: set-up on each system, which laptops it serves offline, how to hand in
-  (docs/HANDOUT_README.md).
+  (docs/HANDOUT_README.md, or docs/HANDOUT_README.fr.md with `--lang fr`).
 
 Every build also writes the small handout, `looplab-handout-small/` and its zip: the same without the
 other packages' wheels (notebooks, the course's wheel, the set-up), for a room with a network, small
@@ -37,6 +39,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from looplab import language
+from looplab.catalogue import words
 from looplab.course import COURSE
 
 from . import ROOT
@@ -76,39 +80,57 @@ def build_wheel(wheelhouse: Path) -> Path:
     return wheel
 
 
-SERVES_OFFLINE = "**This copy installs without the network on:** {}."
-SERVES_NOTHING = ("**This copy is the small handout:** it holds the course but not the packages it needs, "
-                  "so the set-up downloads them (about 55 MB): run it where there is a network.")
+WORDS = words(__file__)  # authoring/texts/handout.toml: the README's words that are not in docs/HANDOUT_README*.md
 
 
-def learner_readme(entries: list[dict]) -> str:
-    """docs/HANDOUT_README.md with the notebooks and, on its first page, the laptops this copy serves."""
+def readme_template(spoken: str) -> Path:
+    """docs/HANDOUT_README.md in English, docs/HANDOUT_README.<language>.md in another language."""
+    suffix = "" if spoken == language.SOURCE else f".{spoken}"
+    return ROOT / "docs" / f"HANDOUT_README{suffix}.md"
+
+
+def learner_readme(entries: list[dict], spoken: str = language.SOURCE) -> str:
+    """The learner README in `spoken`, with the notebooks and, on its first page, the laptops this copy serves."""
     listing = ", ".join(f"`{notebook.stem}`" for notebook in COURSE.notebooks)
-    serves = SERVES_OFFLINE.format(wheels.describe(entries)) if entries else SERVES_NOTHING
-    text = (ROOT / "docs" / "HANDOUT_README.md").read_text(encoding="utf-8")
-    return text.replace("{NOTEBOOKS}", listing).replace("{SERVES}", serves)
+    with language.using(spoken):
+        serves = WORDS("serves_offline", laptops=wheels.describe(entries)) if entries else WORDS("serves_nothing")
+    text = readme_template(spoken).read_text(encoding="utf-8")
+    return (text.replace("{NOTEBOOKS}", listing).replace("{SERVES}", serves)
+            .replace("{COUNT}", str(len(COURSE.notebooks))))
 
 
-def build_handout(out: Path, names: list[str], pythons: list[str], requirements: Path | None = None) -> Path:
-    """dist/looplab-handout/ from scratch, the small handout beside it, and a zip of each. Returns the folder."""
+def copy_notebooks(folder: Path) -> None:
+    """The learner notebooks of every language the course has: notebooks/ and notebooks/<language>/."""
+    for spoken in language.LANGUAGES:
+        source = ROOT / "notebooks" if spoken == language.SOURCE else ROOT / "notebooks" / spoken
+        target = folder / "notebooks" if spoken == language.SOURCE else folder / "notebooks" / spoken
+        for notebook in COURSE.notebooks:
+            if (source / f"{notebook.stem}.ipynb").exists() or spoken == language.SOURCE:
+                target.mkdir(parents=True, exist_ok=True)
+                shutil.copy(source / f"{notebook.stem}.ipynb", target)
+
+
+def build_handout(out: Path, names: list[str], pythons: list[str], requirements: Path | None = None,
+                  spoken: str = language.SOURCE) -> Path:
+    """dist/looplab-handout/ from scratch, the small handout beside it, and a zip of each, their README in
+    `spoken` (the notebooks are in every language the course has). Returns the folder."""
     folder = out / HANDOUT
     shutil.rmtree(folder, ignore_errors=True)
-    (folder / "notebooks").mkdir(parents=True)
-    for notebook in COURSE.notebooks:
-        shutil.copy(ROOT / "notebooks" / f"{notebook.stem}.ipynb", folder / "notebooks")
+    copy_notebooks(folder)
     (folder / "scripts").mkdir()
     shutil.copy(ROOT / "scripts" / "bootstrap.py", folder / "scripts")
     wheel = build_wheel(folder / "wheelhouse")
     pins = folder / "requirements.txt"
     pins.write_text(learner_pins(wheel.name.split("-")[1], requirements), encoding="utf-8")  # looplab-VERSION-...
-    build_small(folder, wheel, out / SMALL)
+    build_small(folder, wheel, out / SMALL, spoken)
     wheels.fill(folder / "wheelhouse", pins, names, pythons)
-    (folder / "README.md").write_text(learner_readme(wheels.read_served(folder / "wheelhouse")), encoding="utf-8")
+    (folder / "README.md").write_text(learner_readme(wheels.read_served(folder / "wheelhouse"), spoken),
+                                      encoding="utf-8")
     shutil.make_archive(str(folder), "zip", out, HANDOUT)
     return folder
 
 
-def build_small(full: Path, wheel: Path, small: Path) -> Path:
+def build_small(full: Path, wheel: Path, small: Path, spoken: str = language.SOURCE) -> Path:
     """The small handout: the full one's notebooks, set-up and pins, and of the wheelhouse the course alone."""
     shutil.rmtree(small, ignore_errors=True)
     for part in ("notebooks", "scripts"):
@@ -117,7 +139,7 @@ def build_small(full: Path, wheel: Path, small: Path) -> Path:
     (small / "wheelhouse").mkdir()
     shutil.copy(wheel, small / "wheelhouse")
     wheels.write_served(small / "wheelhouse", [])
-    (small / "README.md").write_text(learner_readme([]), encoding="utf-8")
+    (small / "README.md").write_text(learner_readme([], spoken), encoding="utf-8")
     shutil.make_archive(str(small), "zip", small.parent, small.name)
     return small
 
@@ -147,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python", default=",".join(wheels.PYTHONS),
                         help=f"for which Pythons, a comma list (default: {','.join(wheels.PYTHONS)}; not with here)")
     parser.add_argument("--requirements", type=Path, help="pins to use instead of requirements.txt (a trial)")
+    parser.add_argument("--lang", choices=language.LANGUAGES, default=language.SOURCE,
+                        help="the language of the handout's README (its notebooks are in every language; "
+                             "`make handout LANG_COURSE=fr`)")
     parser.add_argument("--verify", action="store_true",
                         help="check the handout in OUT: offline installs here, dry runs for the other laptops")
     parser.add_argument("--dry-runs-only", action="store_true", help="with --verify: skip the real installs")
@@ -165,7 +190,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(error))
     if not all(re.fullmatch(r"3\.\d+", python) for python in args.python.split(",")):
         parser.error(f"--python takes versions such as 3.12,3.13; got {args.python}")
-    folder = build_handout(args.out, names, args.python.split(","), args.requirements)
+    missing = [notebook.stem for notebook in COURSE.notebooks if args.lang != language.SOURCE
+               and not (ROOT / "notebooks" / args.lang / f"{notebook.stem}.ipynb").exists()]
+    if missing:
+        parser.error(f"no {args.lang} learner notebook for {', '.join(missing)}: run `make notebooks` first")
+    folder = build_handout(args.out, names, args.python.split(","), args.requirements, args.lang)
     print(f"handout: {zip_size(folder)} serves {wheels.describe(wheels.read_served(folder / 'wheelhouse'))}")
     print(f"handout: {zip_size(args.out / SMALL)} holds the course only (its set-up needs the network)")
     print("handout: send a zip; solutions stay here")

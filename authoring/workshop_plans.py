@@ -20,14 +20,14 @@ from .time_model import Stretch, course_stretches
 
 @dataclass(frozen=True)
 class Pause:
-    what: str
+    what: str  # its words' key in authoring/texts/workshop_guide.toml ("break", "lunch", "opening"...)
     minutes: int
     at: int | None = None  # a break: where it should fall, in minutes from the start (at the nearest stretch's end)
 
 
 @dataclass(frozen=True)
 class Slot:
-    name: str
+    name: str  # its words' key in authoring/texts/workshop_guide.toml ("two_hours"...): the guide says it in its language
     minutes: int
     opening: Pause
     closing: Pause
@@ -38,14 +38,14 @@ class Slot:
         return self.minutes - self.opening.minutes - self.closing.minutes - sum(b.minutes for b in self.breaks)
 
 
-OPENING = "opening: the loop itself, on the projector (notebook 1's first section)"
-CLOSING = "closing: what is homework, how to hand in (below)"
+OPENING = "opening"  # the loop itself, on the projector (notebook 1's first section)
+CLOSING = "closing"  # what is homework, how to hand in
 SLOTS = (
-    Slot("A 2-hour workshop", 120, Pause(OPENING, 5), Pause(CLOSING, 5),
+    Slot("two_hours", 120, Pause(OPENING, 5), Pause(CLOSING, 5),
          (Pause("break", 10, at=60),)),
-    Slot("A half day", 210, Pause(OPENING, 10), Pause(CLOSING, 10),
+    Slot("half_day", 210, Pause(OPENING, 10), Pause(CLOSING, 10),
          (Pause("break", 15, at=105),)),
-    Slot("A day (9:00 to 17:00)", 480, Pause(OPENING, 10), Pause(CLOSING, 15),
+    Slot("day", 480, Pause(OPENING, 10), Pause(CLOSING, 15),
          (Pause("break", 15, at=90), Pause("lunch", 60, at=210), Pause("break", 15, at=360))),
 )
 

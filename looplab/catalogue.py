@@ -72,8 +72,17 @@ def _languages(table: dict) -> list[str]:
 
 
 def _text(rows: dict, key: str) -> Text:
-    other = {name: Text(**_fields(rows, key, name)) for name in _languages(rows[key])}
+    other = {name: Text(**_fields(rows, key, name)) for name in _spoken(rows, key)}
     return Text(**_fields(rows, key, None), other=other)
+
+
+def _spoken(rows: dict, key: str) -> list[str]:
+    """The languages a row speaks: its own sub-tables, and those of the row it is `like` (a row that
+    writes no words of its own speaks every language its model does, with no sub-table to keep)."""
+    row = rows[key]
+    own = _languages(row)
+    lent = _spoken(rows, row["like"]) if "like" in row else []
+    return own + [name for name in lent if name not in own]
 
 
 def _fields(rows: dict, key: str, name: str | None) -> dict:

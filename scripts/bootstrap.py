@@ -1,7 +1,8 @@
 """Set the course up and open it, or test it: the one script behind the README's two commands.
 
     python3 scripts/bootstrap.py lab     # Windows: py scripts\\bootstrap.py lab
-    python3 scripts/bootstrap.py lab --no-browser --port=8890   # anything after `lab` goes to JupyterLab
+    python3 scripts/bootstrap.py lab --lang fr   # the course in French (notebooks/fr/)
+    python3 scripts/bootstrap.py lab --no-browser --port=8890   # anything else after `lab` goes to JupyterLab
     python3 scripts/bootstrap.py test    # adds the test tools, runs the whole suite
 
 Why a Python script and not only the Makefile: a learner's laptop may have no `make` and no POSIX shell
@@ -54,7 +55,14 @@ INDEX = "pypi.org"  # where pip downloads from, unless PIP_INDEX_URL says otherw
 # With the network: a dead network costs seconds, not pip's 5 retries of 15 s for every package.
 BOUNDED = ["--retries", "1", "--timeout", "15"]
 STAMP = ".looplab-installed"  # inside .venv: a hash of what was installed
-FIRST_NOTEBOOK = os.path.join("notebooks", "01_one_tool_call.ipynb")
+FIRST_NOTEBOOK = "01_one_tool_call.ipynb"
+# The course's languages: English notebooks in notebooks/, every other language's in notebooks/<language>/
+# (generated from the English ones, docs/TRANSLATING.md). The notebook's own metadata makes its kernel speak it.
+LANGUAGES = ("en", "fr")
+OPENING = {
+    "en": "opening JupyterLab (offline unless ANTHROPIC_API_KEY is set); stop it with Ctrl+C",
+    "fr": "ouverture de JupyterLab (hors ligne sauf si ANTHROPIC_API_KEY est définie) ; arrêtez-le avec Ctrl+C",
+}
 # JupyterLab asks on first start whether to fetch news from the internet: not in a workshop.
 QUIET_LAB = {"@jupyterlab/apputils-extension:notification": {"checkForUpdates": False, "fetchNews": "false"}}
 
@@ -336,18 +344,39 @@ def quiet_jupyterlab(venv=VENV):
         json.dump(QUIET_LAB, overrides, indent=2)
 
 
-def lab_command(python, lab_args=()):
-    """`jupyter lab` on the first notebook, with whatever options followed `lab` on our command line."""
-    command = [python, "-m", "jupyter", "lab", FIRST_NOTEBOOK] + list(lab_args)
+def first_notebook(language="en"):
+    """The notebook `lab` opens: notebooks/01_... in English, notebooks/<language>/01_... otherwise."""
+    folder = ["notebooks"] if language == LANGUAGES[0] else ["notebooks", language]
+    return os.path.join(*(folder + [FIRST_NOTEBOOK]))
+
+
+def language_option(lab_args):
+    """(`--lang` of `lab`, the other arguments for JupyterLab): `--lang fr` or `--lang=fr`, English if absent.
+    An unknown language is a ValueError whose text is the one line `main` prints."""
+    args, language = list(lab_args), LANGUAGES[0]
+    for index, arg in enumerate(args):
+        if arg == "--lang" or arg.startswith("--lang="):
+            value = arg.partition("=")[2] if "=" in arg else (args[index + 1] if index + 1 < len(args) else "")
+            del args[index:index + (1 if "=" in arg else 2)]
+            language = value.strip().lower()
+            break
+    if language not in LANGUAGES:
+        raise ValueError("--lang takes one of {}; got {!r}".format(", ".join(LANGUAGES), language))
+    return language, args
+
+
+def lab_command(python, lab_args=(), language="en"):
+    """`jupyter lab` on the first notebook of the course in `language`, with the options that followed `lab`."""
+    command = [python, "-m", "jupyter", "lab", first_notebook(language)] + list(lab_args)
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # containers and CI machines are often root; JupyterLab refuses unless told
     return command
 
 
-def open_lab(python, lab_args=()):
+def open_lab(python, lab_args=(), language="en"):
     quiet_jupyterlab()
-    say("opening JupyterLab (offline unless ANTHROPIC_API_KEY is set); stop it with Ctrl+C")
-    return hand_over(lab_command(python, lab_args))
+    say(OPENING[language])
+    return hand_over(lab_command(python, lab_args, language))
 
 
 def hand_over(command, system=None):
@@ -393,13 +422,21 @@ def main(argv):
     commands = ("lab", "test", "setup", "setup-dev")
     if not argv or argv[0] not in commands:
         print("usage: python3 scripts/bootstrap.py {lab|test|setup|setup-dev} "
-              "[JupyterLab options for lab, pytest arguments for test]")
+              "[--lang fr and JupyterLab options for lab, pytest arguments for test]")
         return 2
     problem = version_problem(sys.version_info, sys.executable, platform.system())
     if problem:
         print(problem, file=sys.stderr)
         return 1
     command = argv[0]
+    language = LANGUAGES[0]
+    if command == "lab":
+        try:
+            language, argv = language_option(argv[1:])
+        except ValueError as error:
+            print("bootstrap: {}".format(error), file=sys.stderr)
+            return 2
+        argv = ["lab"] + argv
     try:
         python = ensure_venv()
         if not install(python, dev=command in ("test", "setup-dev")):
@@ -409,7 +446,7 @@ def main(argv):
               file=sys.stderr)
         return 1
     if command == "lab":
-        return open_lab(python, argv[1:])
+        return open_lab(python, argv[1:], language)
     if command == "test":
         return run_tests(python, argv[1:])
     return 0

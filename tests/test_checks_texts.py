@@ -210,7 +210,8 @@ def test_a_second_language_is_a_column(monkeypatch):
 
 
 def test_a_catalogues_second_language_is_a_sub_table(tmp_path, monkeypatch):
-    """[key.fr] and [hints.fr] in a catalogue become the French column of the same rows; `like` lends per language."""
+    """[key.fr] and [hints.fr] in a catalogue become the French column of the same rows; `like` lends per language
+    (a row that only borrows speaks its lender's languages, with no sub-table of its own)."""
     (tmp_path / "texts").mkdir()
     (tmp_path / "texts" / "doubling.toml").write_text(textwrap.dedent('''
         [doubles]
@@ -228,6 +229,9 @@ def test_a_catalogues_second_language_is_a_sub_table(tmp_path, monkeypatch):
         [halves.fr]
         failed = "half(2) a donné {got}"
 
+        [doubles_again]
+        like = "doubles"
+
         [hints]
         "5.1" = ["Multiply by two."]
 
@@ -242,6 +246,8 @@ def test_a_catalogues_second_language_is_a_sub_table(tmp_path, monkeypatch):
     monkeypatch.setenv("LOOPLAB_LANG", "fr")
     failure = report.failure("halves", got=5)
     assert (failure.message, failure.hint) == ("half(2) a donné 5", "Renvoyez 2 * x.")
+    failure = report.failure("doubles_again", got=5)  # words only lent: the lender's French
+    assert (failure.message, failure.hint) == ("double(2) a donné 5", "Renvoyez 2 * x.")
     assert hints["5.1"].said() == ["Multipliez par deux."]
 
 

@@ -51,3 +51,17 @@ def test_a_page_without_its_marks_is_named_in_one_line(readme_copy):
     readme_copy.write_text("# no marks here\n", encoding="utf-8")
     with pytest.raises(course_pages.Incomplete, match="README.md has no generated part 'course table'"):
         course_pages.main([])
+
+
+def test_the_french_readme_table_comes_from_the_manifest_and_its_fingerprinted_translation(tmp_path, monkeypatch):
+    """README.fr.md's table is generated like README.md's; a notebook whose English `builds` changed without its
+    French row being re-checked stops the regeneration, naming the row and the English."""
+    _, titles = course_pages.manifest_words("fr")
+    assert titles["1.1"] == "calculator" and titles["2.3"] != "agent_turn with a hard cap"
+    table = tmp_path / "translations" / "fr" / "course.toml"
+    table.parent.mkdir(parents=True)
+    table.write_text((course_pages.ROOT / "translations" / "fr" / "course.toml").read_text(encoding="utf-8")
+                     .replace('of = "', 'of = "0', 1), encoding="utf-8")
+    monkeypatch.setattr(course_pages, "ROOT", tmp_path)
+    with pytest.raises(course_pages.Incomplete, match=r"\[notebooks.'01_one_tool_call'\] translates an older English"):
+        course_pages.course_table("fr")

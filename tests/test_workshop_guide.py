@@ -13,7 +13,7 @@ def test_the_guide_is_in_sync_with_the_notebooks_the_audit_and_the_catalogues():
 def test_a_reworded_check_makes_the_guide_out_of_date(tmp_path, monkeypatch, capsys):
     stale = tmp_path / "WORKSHOP.md"
     stale.write_text(guide.GUIDE.read_text(encoding="utf-8").replace("it should return a dict", "return a dict"))
-    monkeypatch.setattr(guide, "GUIDE", stale)
+    monkeypatch.setattr(guide, "GUIDES", {"en": stale})
     monkeypatch.setattr(guide, "ROOT", tmp_path)
     assert guide.main(["--check"]) == 1
     assert "out of date" in capsys.readouterr().out
@@ -74,7 +74,8 @@ def test_each_plan_takes_the_course_in_order_and_nothing_is_lost():
 def test_the_guide_shows_every_plan_with_its_checkpoints_and_cut_list():
     text = guide.generated()
     for plan in workshop_plans.plans():
-        section = text.split(f"### {plan.slot.name}: ")[1].split("\n### ")[0].split("\n## ")[0]
+        heading = guide.WORDS("plan_heading", name=guide.WORDS(plan.slot.name), minutes=plan.slot.minutes)
+        section = text.split(heading)[1].split("\n### ")[0].split("\n## ")[0]
         for stretch in plan.in_the_room:
             if stretch.graded:
                 assert f"checked {stretch.exercise} " in section
@@ -100,3 +101,14 @@ def test_a_stretch_costs_its_prose_cells_lines_and_instructions():
     assert reading.minutes == 300 // time_model.WORDS_PER_MINUTE + 1  # 2 + 1 minute of cells
     exercise = time_model.Stretch(notebook, "1.1", words=0, cells=0, lines=10, instructions=5)
     assert exercise.minutes == 3 + 3 + 2
+
+
+def test_the_french_guide_is_the_same_plan_in_french_words():
+    """docs/WORKSHOP.fr.md's generated half is written by the same generator in French: the same checkpoints and
+    minutes, its headings, slots and pauses in French, the checks' French words (never a copy of the English)."""
+    english, french = guide.generated("en"), guide.generated("fr")
+    clocks = lambda text: [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ") and ":" in line[:8]]
+    assert clocks(french) == clocks(english) and clocks(english)
+    assert "## Des plans qui tiennent dans le créneau" in french and "### Un atelier de 2 heures : 120 minutes" in french
+    assert "| pause jusqu'à 1:02 | 10 |" in french and "| break until 1:02 | 10 |" in english
+    assert "Plans that fit" not in french and "checked 1.1" not in french

@@ -11,15 +11,17 @@ from looplab.scripted import calculator, reply, text
 ANSWERS = {
     # run's try-it, two lines of one session (and agent.py's single line).
     "PRODUCT_QUESTION": [
-        reply(text("I'll use the calculator for that."), calculator("4823 * 1979")),
-        reply(text("4823 × 1979 = 9,544,717.")),
+        reply(text("I'll use the calculator for that.", fr="Je vais utiliser la calculatrice pour ça."),
+              calculator("4823 * 1979")),
+        reply(text("4823 × 1979 = 9,544,717.", fr="4823 × 1979 = 9 544 717.")),
     ],
     "FOLLOW_UP_QUESTION": [
-        reply(text("Now I'll divide that result by 7."), calculator("9544717 / 7")),
-        reply(text("9,544,717 ÷ 7 = 1,363,531.")),
+        reply(text("Now I'll divide that result by 7.", fr="Je divise maintenant ce résultat par 7."),
+              calculator("9544717 / 7")),
+        reply(text("9,544,717 ÷ 7 = 1,363,531.", fr="9 544 717 ÷ 7 = 1 363 531.")),
     ],
     # A reply cut short on purpose: the request asks for max_tokens=8.
     "ESSAY_QUESTION": [
-        reply(text("In Python, 0.1 + 0.2"), stop_reason="max_tokens"),
+        reply(text("In Python, 0.1 + 0.2", fr="En Python, 0.1 + 0.2"), stop_reason="max_tokens"),
     ],
 }
