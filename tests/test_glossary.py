@@ -1,9 +1,10 @@
 """Every French text follows the glossary (docs/glossaire.md): no English term the glossary translates.
 
-The French texts are the notebooks' markdown (translations/fr/*.toml), the catalogues' French rows (every
+The French texts are the notebooks' markdown and the manifest's words (translations/fr/*.toml), the catalogues' French rows (every
 `[key.fr]` and `[hints.fr]` under a texts/ folder) and the French pages (README.fr.md, docs/*.fr.md).
-Code is not prose: `code spans`, fenced code, `{placeholders}`, link targets, the English title of a cited work
-(an italic link label, `[*A Toolbox, Not a Tool*](...)`) and the protocol texts code
+Code is not prose: `code spans`, fenced code, `{placeholders}`, "double-quoted" texts (a program's own words,
+quoted), link targets, the English title of a cited work (an italic link label, `[*A Toolbox, Not a Tool*](...)`),
+code written bare (`reply.content`, `get(key)`, `{'type': 'tool'}`, a path) and the protocol texts code
 reads ("Error: ", "User> ", "Agent> ", "[tool]", "[tool-error]") are set aside before looking, so
 `tool_use` stays `tool_use`. A term is found as a whole word, in any case.
 """
@@ -22,7 +23,11 @@ LANGUAGE = "fr"
 ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|")
 # Set aside: fenced code, code spans, link targets, URLs, {placeholders}, and a cited work's English title (an
 # italic link label: [*A Toolbox, Not a Tool*](...)).
-CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`|\[\*[^\]\n]*\*\]|\]\([^)]*\)|https?://\S+|\{[^{}\s]*\}", re.DOTALL)
+# A catalogue row writes short code bare: "double-quoted" and 'single-quoted' program texts (a quote that opens
+# after a letter is an apostrophe: l'outil), calls (`getattr(block, key, None)`: French puts a space before a
+# parenthesis) and dicts are set aside too.
+CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`|\[\*[^\]\n]*\*\]|\]\([^)]*\)|https?://\S+|\{[^{}\s]*\}"
+                  r"|\"[^\"\n]*\"|(?<!\w)'[^'\n]*'(?!\w)|\b\w+\([^()\n]*\)", re.DOTALL)
 PROTOCOL = re.compile(r"Error: |User> |Agent> |\[tool\]|\[tool-error\]")
 
 
@@ -38,13 +43,17 @@ def glossary() -> dict[str, str]:
     return terms
 
 
-TERMS = {english: re.compile(r"\b" + r"\s+".join(map(re.escape, english.split())) + r"\b", re.IGNORECASE)
+# A whole word, and not a piece of code written bare: not after `.`, `/`, `(` or a quote (reply.content,
+# get(key), docs/WORKSHOP.md, 'tool'), not before `(`, `.name`, `/` or a quote (reply.stop_reason, hint(...)).
+TERMS = {english: re.compile(r"(?<![\w./('\"])" + r"\s+".join(map(re.escape, english.split()))
+                             + r"(?![\w('\"/]|\.\w)", re.IGNORECASE)
          for english in glossary()}
 
 
 def prose(text: str) -> str:
-    """The text with code, placeholders, link targets and protocol texts set aside."""
-    return PROTOCOL.sub(" ", CODE.sub(" ", text))
+    """The text with code, placeholders, link targets and protocol texts set aside (code as `_`, so that
+    `registry.items()` leaves `registry._`: still code)."""
+    return PROTOCOL.sub(" ", CODE.sub("_", text))
 
 
 def english_terms_in(text: str) -> list[str]:
@@ -56,9 +65,11 @@ def french_texts() -> list[tuple[str, str, str]]:
     """(file, where in it, text) for every French text of the course."""
     texts = []
     for path in sorted((ROOT / "translations" / LANGUAGE).glob("*.toml")):
-        for cell_id, entry in tomllib.loads(path.read_text(encoding="utf-8")).get("cells", {}).items():
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        for cell_id, entry in table.pop("cells", {}).items():
             if isinstance(entry, dict) and isinstance(entry.get("text"), str) and not entry.get("todo"):
                 texts.append((str(path.relative_to(ROOT)), f"cell {cell_id}", entry["text"]))
+        texts += [(str(path.relative_to(ROOT)), key, text) for key, text in french_rows(table, french=True)]
     for path in sorted([*ROOT.glob("looplab/**/texts/*.toml"), *ROOT.glob("authoring/**/texts/*.toml")]):
         texts += [(str(path.relative_to(ROOT)), key, text)
                   for key, text in french_rows(tomllib.loads(path.read_text(encoding="utf-8")))]
@@ -94,6 +105,10 @@ def test_english_terms_are_found_in_prose_only():
     assert english_terms_in("Voir le [guide](docs/workshop.md), une Boîte à outils.") == []
     assert english_terms_in("L'étape [*A Toolbox, Not a Tool*](https://example.org/007) de la série.") == []
     assert english_terms_in("Un HINT, puis un Check.") == ["check", "hint"]
+    assert english_terms_in("Lisez reply.stop_reason, item.get(key), {'type': 'tool'}, docs/WORKSHOP.md, "
+                            "looplab.hint(\"1.1\") et f\"(stopped: the model repeated)\".") == []
+    assert english_terms_in("getattr(block, key, None) et 'Error: unknown tool ...', l'outil d'un tool") == ["tool"]
+    assert english_terms_in("parcourez registry.items() puis reply.model_dump()") == []
 
 
 def test_french_rows_of_a_catalogue_are_read_but_not_their_fingerprints():
