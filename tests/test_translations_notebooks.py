@@ -268,3 +268,12 @@ def test_an_answers_file_is_read_in_the_language_recorded(tmp_path, monkeypatch)
     assert said(french, "A_QUESTION")["text"] == "Bonjour" and said(french, "B_QUESTION")["name"] == "calculator"
     assert said(author.load_answers("zz_fixture_answers"), "A_QUESTION")["text"] == "Hello", "English again after"
     monkeypatch.delitem(sys.modules, "authoring.answers.zz_fixture_answers", raising=False)
+
+
+def test_the_status_command_reports_depths_and_what_is_left(capsys):
+    """`python -m authoring translations status --lang fr <stem>`: the depth of each cell, then what is left."""
+    code = words.main(["status", "--lang", LANGUAGE, STEM])
+    out = capsys.readouterr().out
+    assert f"{STEM}: depth per markdown cell: " in out
+    left = words.status(STEM, LANGUAGE)
+    assert code == (1 if left else 0) and all(line in out for line in left)
