@@ -47,10 +47,14 @@ LONGEST_FIRST = (
     "tests/test_regenerate.py", "tests/test_grade.py", "tests/test_setup.py", "tests/test_notebooks.py",
     "tests/test_authoring.py", "tests/test_grade_intake.py", "tests/test_viewer_export.py", "tests/test_exports.py",
     "tests/test_class_gradebook.py", "tests/test_agent_script.py", "tests/test_conversation.py",
-    "tests/test_error_display.py", "tests/test_grade_feedback.py", "solutions/04_your_agent.ipynb",
-    "solutions/05_toolbox.ipynb", "tests/test_grade_versions.py", "solutions/06_when_calls_go_wrong.ipynb",
-    "tests/test_series_stages.py", "solutions/02_closing_the_loop.ipynb", "solutions/01_one_tool_call.ipynb",
-    "tests/test_grade_judge.py", "solutions/03_matching_ids.ipynb", "tests/test_public_interfaces.py",
+    "tests/test_error_display.py", "tests/test_grade_feedback.py",
+    "solutions/04_your_agent.ipynb", "solutions/fr/04_your_agent.ipynb",
+    "solutions/05_toolbox.ipynb", "solutions/fr/05_toolbox.ipynb", "tests/test_grade_versions.py",
+    "solutions/06_when_calls_go_wrong.ipynb", "solutions/fr/06_when_calls_go_wrong.ipynb", "tests/test_series_stages.py",
+    "solutions/02_closing_the_loop.ipynb", "solutions/fr/02_closing_the_loop.ipynb",
+    "solutions/01_one_tool_call.ipynb", "solutions/fr/01_one_tool_call.ipynb",
+    "tests/test_grade_judge.py", "solutions/03_matching_ids.ipynb", "solutions/fr/03_matching_ids.ipynb",
+    "tests/test_public_interfaces.py",
 )
 # Files that share one worker, so that its session fixtures are made once: the browser tests' JupyterLab server
 # and Chromium (tests/browser/conftest.py) start once instead of once per worker.
