@@ -44,6 +44,7 @@ import nbformat
 from nbclient.exceptions import CellExecutionError
 
 import looplab
+from looplab import language
 from looplab.course import COURSE
 from looplab.recordings import RECORDINGS_DIR
 from looplab.transport import NotRecordedError
@@ -94,7 +95,8 @@ def store_outputs(stem: str, language: str = translated.SOURCE) -> None:
 
 def calculator_recording_is_complete() -> bool:
     """The `calculator` recording (used by the tests and the README) answers every scripted question."""
-    client = looplab.client("calculator", mode="offline", quiet=True)
+    with language.using(language.SOURCE):  # the English one, whatever LOOPLAB_LANG the shell sets
+        client = looplab.client("calculator", mode="offline", quiet=True)
     try:
         for question in author.load_answers("calculator"):
             author.run_loop(client, question)
