@@ -16,14 +16,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # What the command reads and writes; the copy holds nothing else.
-COPIED = ("looplab", "solutions", "notebooks", "authoring", "docs", "README.md", "translations")
+COPIED = ("looplab", "solutions", "notebooks", "authoring", "docs", "README.md", "README.fr.md", "translations")
 
 
 def copy_of_the_course(course: Path) -> Path:
     """What `make notebooks` reads and writes, copied into `course` (made if need be)."""
     course.mkdir(parents=True, exist_ok=True)
     for relative in COPIED:
-        if not (ROOT / relative).exists():  # translations/, before the first one is merged
+        if not (ROOT / relative).exists():  # a fork without a French edition
             continue
         if (ROOT / relative).is_file():
             shutil.copy(ROOT / relative, course / relative)
