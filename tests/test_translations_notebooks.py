@@ -277,3 +277,19 @@ def test_the_status_command_reports_depths_and_what_is_left(capsys):
     assert f"{STEM}: depth per markdown cell: " in out
     left = words.status(STEM, LANGUAGE)
     assert code == (1 if left else 0) and all(line in out for line in left)
+
+
+def test_a_french_recording_is_made_from_the_french_solution_and_the_answers_in_french(tmp_path):
+    """`python -m authoring record --lang fr <stem>`, offline: the French questions, the answers' French words,
+    byte for byte the committed looplab/recordings/fr/<stem>.json."""
+    from authoring import author_recordings as author
+    from looplab.recordings import recording_path
+
+    path = SOLUTIONS / LANGUAGE / f"{STEM}.ipynb"
+    if not path.exists():
+        pytest.fail(f"no solutions/{LANGUAGE}/{STEM}.ipynb: finish its translation, then `make notebooks`")
+    author.author_notebook(path, live=False, recordings=tmp_path)
+    recorded = (tmp_path / f"{STEM}.json").read_text(encoding="utf-8")
+    assert recorded == recording_path(STEM, LANGUAGE).read_text(encoding="utf-8")
+    assert json.loads(recorded)["exchanges"][0]["request"]["messages"][0]["content"] in \
+        author.notebook_questions(path).values(), "the recording asks the French notebook's question"
