@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .catalogue import words
+
 
 def resolve(target: str) -> Any:
     """'looplab.loop:agent_turn' -> the object (imported when first needed)."""
@@ -36,6 +38,9 @@ def resolve(target: str) -> Any:
     for part in attribute.split(".") if attribute else ():
         value = getattr(value, part)
     return value
+
+
+TITLES = words(__file__)  # the titles in other languages (texts/course.toml), keyed by exercise id
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,13 @@ class Exercise:
     points: int
     reference: str  # where the course's own version lives, "module:attribute"
     since: str | None = None  # the course version that added it (one of Course.versions); None: the first
+
+    @property
+    def said_title(self) -> str:
+        """The title in the course's language, as a check's panel and progress() show it: texts/course.toml
+        translates the titles that hold words; `title` (English, the source) is what files and the grader keep."""
+        translated = self.id in TITLES and TITLES.rows[self.id]["en"] == self.title  # never another title's words
+        return TITLES(self.id) if translated else self.title
 
 
 # Where the course's own version of an exercise lives (Exercise.reference). Notebooks 1-4 came first and
