@@ -87,7 +87,7 @@ def client(
     """
     mode = mode or current_mode()
     if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}.")
+        raise ValueError(WORDS("mode_argument", modes=", ".join(MODES), mode=mode))
     saved = Recording.load(recording)
     if mode == "record" and os.environ.get(RECORD_INTO):
         # Authoring writes aside, and the recording is replaced only when the whole run succeeded.

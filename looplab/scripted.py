@@ -114,7 +114,7 @@ def message(request: dict, content: list[dict], stop_reason: str) -> dict:
 def never_stops(expression: str = "1 + 1") -> Iterator[Reply]:
     """A model that asks for the calculator again after every result, forever."""
     while True:
-        yield reply(text("Let me check that once more."), calculator(expression))
+        yield reply(text("Let me check that once more.", fr="Je vérifie encore une fois."), calculator(expression))
 
 
 # --- the scripted model, as an httpx2 handler -----------------------------------------------------------
