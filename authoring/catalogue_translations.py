@@ -56,9 +56,9 @@ def row_keys(path: Path, table: dict | None = None) -> list[str]:
 
 
 def english(path: Path, table: dict, key: str) -> str:
-    """The English a French row translates, as its fingerprint is taken (docs/TRANSLATING.md, and
-    /work/notes' design): a Words row's text; a check row's fields, `like` applied, as sorted JSON; an
-    exercise's hints (key `hints:<id>`) as a JSON list."""
+    """The English a French row translates, as its fingerprint is taken (docs/TRANSLATING.md): a Words row's
+    text; a check row's fields, `like` applied, as sorted JSON; an exercise's hints (key `hints:<id>`) as a
+    JSON list."""
     if key.startswith(HINTS_PREFIX):
         return json.dumps(table["hints"][key[len(HINTS_PREFIX):]], ensure_ascii=False)
     if not is_checks(path):
