@@ -40,7 +40,7 @@ def resolve(target: str) -> Any:
     return value
 
 
-TITLES = words(__file__)  # the titles in other languages (texts/course.toml), keyed by exercise id
+TITLES = words(__file__)  # the titles in other languages (texts/course.toml) keyed by exercise id, and its words
 
 
 @dataclass(frozen=True)
@@ -197,8 +197,7 @@ class Course:
         for exercise in self.exercises:
             if exercise.id == exercise_id:
                 return exercise
-        raise KeyError(f"There is no exercise {exercise_id!r}; the exercises are "
-                       f"{', '.join(e.id for e in self.exercises)}.")
+        raise KeyError(TITLES("no_exercise", exercise=exercise_id, exercises=", ".join(e.id for e in self.exercises)))
 
     def notebook(self, stem: str) -> Notebook:
         for notebook in self.notebooks:
@@ -210,7 +209,7 @@ class Course:
         for notebook in self.notebooks:
             if exercise_id in notebook.ids:
                 return notebook
-        raise KeyError(f"There is no exercise {exercise_id!r}.")
+        raise KeyError(TITLES("no_such_exercise", exercise=exercise_id))
 
     @property
     def stems(self) -> list[str]:

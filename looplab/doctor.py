@@ -107,11 +107,10 @@ def check_recordings(folder: Path | None = None) -> Finding:
     from anthropic.types import Message
 
     from .course import COURSE
-    from .recordings import RECORDINGS_DIR
-    folder = folder or RECORDINGS_DIR
+    from .recordings import recording_path
     problems, count = [], 0
     for notebook in COURSE.notebooks:
-        path = folder / f"{notebook.stem}.json"
+        path = folder / f"{notebook.stem}.json" if folder else recording_path(notebook.stem)  # the course's language
         try:
             exchanges = json.loads(path.read_text(encoding="utf-8"))["exchanges"]
             for exchange in exchanges:

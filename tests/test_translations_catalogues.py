@@ -134,7 +134,8 @@ def test_the_titles_catalogue_translates_the_manifests_titles():
     """texts/course.toml's English is the manifest's title: a renamed exercise shows its row out of date here."""
     table = translations.read(ROOT / "looplab" / "texts" / "course.toml")
     titles = {exercise.id: exercise.title for exercise in COURSE.exercises}
-    assert {key: row["text"] for key, row in table.items()} == {key: titles.get(key) for key in table}
+    rows = {key: row["text"] for key, row in table.items() if re.fullmatch(r"\d+\.\d+", key)}
+    assert rows and rows == {key: titles.get(key) for key in rows}
 
 
 # --- no English left in the Python of the modules whose words are catalogued ----------------------------
