@@ -138,6 +138,21 @@ def test_the_titles_catalogue_translates_the_manifests_titles():
     assert rows and rows == {key: titles.get(key) for key in rows}
 
 
+WORDS_CATALOGUES = [path for path in translations.catalogues() if not translations.is_checks(path)]
+
+
+@pytest.mark.parametrize("path", WORDS_CATALOGUES, ids=_id)
+def test_every_key_a_module_says_is_a_row_of_its_catalogue(path):
+    """`WORDS("key", ...)` with a key its catalogue lacks would raise in front of a learner: caught here."""
+    tree = ast.parse((path.parent.parent / f"{path.stem}.py").read_text(encoding="utf-8"))
+    sayers = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+              and isinstance(node.value, ast.Call) and getattr(node.value.func, "id", None) == "words"
+              for target in node.targets if isinstance(target, ast.Name)}
+    said = {node.args[0].value for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) in sayers and node.args and isinstance(node.args[0], ast.Constant)}
+    assert sayers and said <= set(translations.read(path)), f"{_where(path)} lacks {sorted(said - set(translations.read(path)))}"
+
+
 # --- no English left in the Python of the modules whose words are catalogued ----------------------------
 
 # (scripted.py is not here: the model's words it scripts are written in Python, each with its French,
