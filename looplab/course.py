@@ -87,6 +87,12 @@ class Notebook:
     builds: str = ""  # what the learner builds, in a few words: the README's course table
 
     @property
+    def said_title(self) -> str:
+        """The title in the course's language (texts/course.toml, keyed by stem; `title` is the English source)."""
+        translated = self.stem in TITLES and TITLES.rows[self.stem]["en"] == self.title
+        return TITLES(self.stem) if translated else self.title
+
+    @property
     def ids(self) -> list[str]:
         return [exercise.id for exercise in self.exercises]
 

@@ -134,8 +134,10 @@ def test_the_titles_catalogue_translates_the_manifests_titles():
     """texts/course.toml's English is the manifest's title: a renamed exercise shows its row out of date here."""
     table = translations.read(ROOT / "looplab" / "texts" / "course.toml")
     titles = {exercise.id: exercise.title for exercise in COURSE.exercises}
-    rows = {key: row["text"] for key, row in table.items() if re.fullmatch(r"\d+\.\d+", key)}
+    titles |= {notebook.stem: notebook.title for notebook in COURSE.notebooks}
+    rows = {key: row["text"] for key, row in table.items() if re.fullmatch(r"\d+\.\d+|\d+_\w+", key)}
     assert rows and rows == {key: titles.get(key) for key in rows}
+    assert set(COURSE.stems) <= set(rows)  # every notebook's title has its row
 
 
 WORDS_CATALOGUES = [path for path in translations.catalogues() if not translations.is_checks(path)]
