@@ -61,7 +61,8 @@ def check_kernel() -> Finding:
     try:
         from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
     except ImportError:
-        return Finding("kernel", False, WORDS("not_installed", package="jupyter_client"), WORDS("run_set_up", set_up=SET_UP))
+        return Finding("kernel", False, WORDS("not_installed", package="jupyter_client"),
+                       WORDS("run_set_up", set_up=SET_UP))
     try:
         spec = KernelSpecManager().get_kernel_spec("python3")
     except NoSuchKernel:
@@ -83,7 +84,8 @@ def check_widgets(folders: list[Path] | None = None) -> Finding:
     try:
         import ipywidgets
     except ImportError:
-        return Finding("widgets", False, WORDS("not_installed", package="ipywidgets"), WORDS("run_set_up", set_up=SET_UP))
+        return Finding("widgets", False, WORDS("not_installed", package="ipywidgets"),
+                       WORDS("run_set_up", set_up=SET_UP))
     for folder in folders if folders is not None else labextension_folders():
         if (folder.joinpath(*WIDGETS_EXTENSION) / "package.json").exists():
             return Finding("widgets", True, WORDS("widgets_ok", version=ipywidgets.__version__))

@@ -74,7 +74,8 @@ def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: s
             message = f"{report.situation}: {message}"
             hint = report.text(report.situation_key).hint or hint  # the point of this situation, not "fix the line"
         if not (failure.course_code_blind and (borrowed or (claims is not None and claims.borrowed))):
-            return CheckResult(number, exercise.said_title, 0, exercise.points, report.passed, message, hint, failure.kind)
+            return CheckResult(number, exercise.said_title, 0, exercise.points, report.passed, message, hint,
+                               failure.kind)
         # A situation the course's own version cannot pass from where it was called (it does not see what the check
         # set up in the learner's namespace), and it was called: the verdict is that, below.
     borrowed = borrowed + (claims.borrowed if claims is not None else [])
