@@ -7,6 +7,8 @@ the API's 400. Every `tool_use.id` wears the same letter and colour as the
 `tool_result.tool_use_id` that answers it; what the API refuses is flagged ⚠ in red, and calls
 not answered yet are marked ○ pending; a failed call (its result says `is_error`) is marked ✗ failed
 call, not flagged, since the API accepts it. Colour never carries meaning alone: letters and words do.
+Those words (labels, flags, legend, buttons, step titles) are in texts/viewer.toml and texts/history.toml,
+in the course's language; the marks and the API's names (tool_use, is_error...) are the same in all.
 
 Displaying the viewer makes two outputs: the widget, and a static rendering of every step (text/html
 and text/plain) for the places where no widget runs (GitHub, an nbconvert HTML export, a
