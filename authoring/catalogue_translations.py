@@ -50,9 +50,14 @@ def read(path: Path) -> dict:
 
 
 def row_keys(path: Path, table: dict | None = None) -> list[str]:
-    """The keys of a catalogue's rows (a checks catalogue's hints are not a row)."""
+    """The keys of a catalogue's rows that hold words of their own (a checks catalogue's hints are not a row,
+    and a row that only borrows, `like = "other"` and nothing else, speaks every language its lender speaks)."""
     table = read(path) if table is None else table
-    return [key for key in table if not (is_checks(path) and key == "hints")]
+    return [key for key in table if not (is_checks(path) and key == "hints") and not _only_borrows(table[key])]
+
+
+def _only_borrows(row) -> bool:
+    return isinstance(row, dict) and "like" in row and set(row) <= {"like"}
 
 
 def english(path: Path, table: dict, key: str) -> str:
