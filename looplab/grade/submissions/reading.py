@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from ... import language
 from ...course import COURSE, Course, Notebook, exercise_number, made_with
 from ..shared.gradebook import Ungradable
 from ..shared.limits import SUBMISSION_LIMIT
@@ -57,6 +58,24 @@ def _read_at_most(submission: Submission, limit: int, guessed: str) -> bytes:
                                            "then hand it in again", guessed)
     submission.digest = hashlib.sha256(raw).hexdigest()  # the bytes just read: identical submissions are named
     return raw
+
+
+def spoken(notebook) -> str:
+    """The language a submission is judged in: its metadata's `looplab.lang` when the course speaks it, else
+    the course's source language (English), as a learner's kernel would speak it."""
+    said = language.of_notebook(notebook)
+    return said if said in language.LANGUAGES else language.SOURCE
+
+
+def language_of(submission: Submission) -> str | None:
+    """A submission's language read from its file alone (the report's default language is the class's when
+    every notebook agrees); None for a file that cannot be read (it has no say)."""
+    if submission.named_after or submission.missing or submission.linked:
+        return None
+    try:
+        return spoken(json.loads(_read_at_most(submission, SUBMISSION_LIMIT, "").decode("utf-8-sig")))
+    except (Ungradable, ValueError, AttributeError):
+        return None
 
 
 def read_submission(submission: Submission, course: dict[str, Notebook]):
