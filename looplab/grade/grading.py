@@ -30,7 +30,7 @@ from .shared.limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
 from .shared.status import Status
 from .submissions.finding import Identical, Submission, collect, identical, not_theirs, submission_order
 from .submissions.plan import plan_run
-from .submissions.reading import NOT_THEIRS, language_of, load_course, read_submission, spoken
+from .submissions.reading import WORDS as READING_WORDS, language_of, load_course, read_submission, spoken
 
 WORDS = words(__file__)  # texts/grading.toml: the notes and rows of a run that did not end as it should
 
@@ -153,7 +153,7 @@ async def _grade_all(submissions: list[Submission], course: dict, options: Gradi
         await _close(grader, template)
     rows = [row for index, submission in enumerate(submissions) for row in graded.get(index) or [
         one_row(submission, Status.GRADER_ERROR, not_graded)]]
-    grader.notes += [f"{submission.file}: {NOT_THEIRS.format(learner=submission.named_after)}"
+    grader.notes += [f"{submission.file}: {READING_WORDS('not_theirs', learner=submission.named_after)}"
                      for submission in submissions if submission.named_after]
     return GradingResult(rows, len(graded), grader.notes, feedback={file: target for target, file in taken.items()},
                          stopped=stopped, identical=identical(submissions, {row.file for row in rows if row.points}),
