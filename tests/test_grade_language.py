@@ -188,3 +188,24 @@ def test_statuses_speak_the_current_language():
         assert Status.SOLVED.text() == "réussi"
         assert Status.KERNEL_DIED.text(where="dans la cellule 4") == "le noyau s'est arrêté (dans la cellule 4)"
         assert Status.NOT_SUBMITTED.label == "not submitted"  # docs/GRADING.md's table stays English
+
+
+def test_notebooks_judged_side_by_side_keep_their_own_language():
+    """`using` is a context variable: each asyncio task keeps its notebook's language across its awaits, and
+    the judge's thread (asyncio.to_thread, as the runner starts it) speaks its task's."""
+    import asyncio
+
+    async def notebook(said: str, heard: list) -> None:
+        with language.using(said):
+            for _ in range(3):
+                await asyncio.sleep(0)
+                heard.append((said, language.current(), await asyncio.to_thread(language.current)))
+
+    async def both() -> list:
+        heard: list = []
+        await asyncio.gather(notebook("fr", heard), notebook("en", heard))
+        return heard
+
+    heard = asyncio.run(both())
+    assert len(heard) == 6 and all(said == current == judged for said, current, judged in heard)
+    assert language.current() == "en"
