@@ -122,9 +122,11 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
                     elif outcome.died_at is not None:
                         status = Status.KERNEL_DIED.text(where=where)
                         message = WORDS("kernel_exited")
+                        stopped = False
                     elif outcome.garbled_at is not None:
                         status = Status.GARBLED.text(where=where)
                         message = WORDS("garbled")
+                        stopped = False
                     elif outcome.stuck_at is not None:
                         stops = WORDS("would_not_stop", place=place, seconds=seconds(outcome.timed_out[stop_index]))
                         status = Status.CELL_STOPPED.text(stops=stops)
@@ -151,16 +153,17 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
                 note = WORDS("note_wrote_after", place=place, amount=WORDS(f"wrote_{outcome.wrote_too_much}",
                                                                            limit=WRITE_LIMIT >> 20,
                                                                            entries=f"{WRITE_ENTRIES:,}"))
+                last_row.stopped = True
             elif outcome.died_at is not None:
                 note = WORDS("note_died_after", place=place)
             elif outcome.garbled_at is not None:
                 note = WORDS("note_garbled_after", place=place)
             elif outcome.stuck_at is not None:
                 note = WORDS("note_stuck_after", place=place, stuck=WORDS("stuck"))
+                last_row.stopped = True
             else:
                 note = WORDS("note_total_after", place=place)
             last_row.message = f"{last_row.message}; {note}" if last_row.message else note
-            last_row.stopped = True
     return [rows[e.id] for e in exercises if e.id in rows]
 
 

@@ -32,7 +32,8 @@ class Row:
     course_version: str = ""  # empty for a submission that could not be graded, or naming no version of the course
     hint: str = ""  # the check's hint to the learner, for a check that failed and gave one
     review: str = ""  # for the teacher: the exercise's cells hold the course's reference code (no points taken)
-    # Not a column: the row says the notebook was stopped (a time or write limit), so a confirmed stop notes it.
+    # Not a column: the row says the notebook, or a cell, was stopped (a time or write limit; not a kernel that died),
+    # so a stop confirmed by a second run is noted on it (rows/from_run.py).
     stopped: bool = field(default=False, compare=False, repr=False)
 
     def as_csv(self) -> list:
