@@ -3,14 +3,12 @@ entry point, `python -m looplab.grade`."""
 
 import sys
 
-USAGE = "usage: python -m looplab doctor    (checks that this machine is ready for the course)"
-
 
 def main(argv: list[str]) -> int:
+    from .doctor import WORDS, main as doctor
     if argv != ["doctor"]:
-        print(USAGE, file=sys.stderr)
+        print(WORDS("usage"), file=sys.stderr)
         return 2
-    from .doctor import main as doctor
     return doctor()
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import anthropic
 import httpx2
 
+from .catalogue import words
 from .error_display import show_api_errors_briefly
 from .recordings import Recording
 from .transport import ObservedTransport, RecordingTransport, Replay, Traffic
@@ -29,6 +30,8 @@ MODES = ("offline", "live", "record")
 OFFLINE_API_KEY = "offline-no-key-needed"
 RECORD_INTO = "LOOPLAB_RECORD_INTO"  # record mode: write the recording into this folder instead of in place
 
+WORDS = words(__file__)
+
 _traffic_by_client: "weakref.WeakKeyDictionary[anthropic.Anthropic, Traffic]" = weakref.WeakKeyDictionary()
 
 
@@ -36,11 +39,11 @@ def current_mode() -> str:
     """The mode the environment asks for: LOOPLAB_MODE if set, else live when a key is present."""
     mode = os.environ.get("LOOPLAB_MODE", "").strip().lower()
     if mode and mode not in MODES:
-        raise ValueError(f"LOOPLAB_MODE must be one of {', '.join(MODES)}; got {mode!r}.")
+        raise ValueError(WORDS("mode_unknown", modes=", ".join(MODES), mode=mode))
     if not mode:
         mode = "live" if os.environ.get("ANTHROPIC_API_KEY") else "offline"
     if mode != "offline" and not os.environ.get("ANTHROPIC_API_KEY"):
-        raise ValueError(f"LOOPLAB_MODE={mode} needs ANTHROPIC_API_KEY; unset LOOPLAB_MODE to work offline.")
+        raise ValueError(WORDS("mode_needs_key", mode=mode))
     return mode
 
 
@@ -84,7 +87,7 @@ def client(
     """
     mode = mode or current_mode()
     if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}.")
+        raise ValueError(WORDS("mode_argument", modes=", ".join(MODES), mode=mode))
     saved = Recording.load(recording)
     if mode == "record" and os.environ.get(RECORD_INTO):
         # Authoring writes aside, and the recording is replaced only when the whole run succeeded.
@@ -115,11 +118,8 @@ def client(
 
 
 def describe_mode(mode: str, recording: Recording) -> str:
-    if mode == "offline":
-        return f"looplab: offline, answers come from the recording '{recording.name}' (set ANTHROPIC_API_KEY to go live)"
-    if mode == "record":
-        return f"looplab: record, live API answers are saved to the recording '{recording.name}'"
-    return f"looplab: live, talking to the real API (model {MODEL}); recording '{recording.name}' unused"
+    """The line a notebook prints when it makes its client: which mode, which recording, how to change."""
+    return WORDS(f"mode_{mode}", recording=recording.name, model=MODEL)
 
 
 def remember_traffic(sdk_client: anthropic.Anthropic, log: Traffic) -> None:
@@ -131,4 +131,4 @@ def traffic(sdk_client: anthropic.Anthropic) -> Traffic:
     try:
         return _traffic_by_client[sdk_client]
     except KeyError:
-        raise TypeError("This client was not made by looplab.client(), so looplab did not see its traffic.") from None
+        raise TypeError(WORDS("not_ours")) from None

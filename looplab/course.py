@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .catalogue import words
+
 
 def resolve(target: str) -> Any:
     """'looplab.loop:agent_turn' -> the object (imported when first needed)."""
@@ -36,6 +38,9 @@ def resolve(target: str) -> Any:
     for part in attribute.split(".") if attribute else ():
         value = getattr(value, part)
     return value
+
+
+TITLES = words(__file__)  # the titles in other languages (texts/course.toml) keyed by exercise id, and its words
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,13 @@ class Exercise:
     points: int
     reference: str  # where the course's own version lives, "module:attribute"
     since: str | None = None  # the course version that added it (one of Course.versions); None: the first
+
+    @property
+    def said_title(self) -> str:
+        """The title in the course's language, as a check's panel and progress() show it: texts/course.toml
+        translates the titles that hold words; `title` (English, the source) is what files and the grader keep."""
+        translated = self.id in TITLES and TITLES.rows[self.id]["en"] == self.title  # never another title's words
+        return TITLES(self.id) if translated else self.title
 
 
 # Where the course's own version of an exercise lives (Exercise.reference). Notebooks 1-4 came first and
@@ -73,6 +85,12 @@ class Notebook:
     # for notebooks 1-4, whose references are in SHARED_REFERENCES.
     references: str | None = None
     builds: str = ""  # what the learner builds, in a few words: the README's course table
+
+    @property
+    def said_title(self) -> str:
+        """The title in the course's language (texts/course.toml, keyed by stem; `title` is the English source)."""
+        translated = self.stem in TITLES and TITLES.rows[self.stem]["en"] == self.title
+        return TITLES(self.stem) if translated else self.title
 
     @property
     def ids(self) -> list[str]:
@@ -185,8 +203,7 @@ class Course:
         for exercise in self.exercises:
             if exercise.id == exercise_id:
                 return exercise
-        raise KeyError(f"There is no exercise {exercise_id!r}; the exercises are "
-                       f"{', '.join(e.id for e in self.exercises)}.")
+        raise KeyError(TITLES("no_exercise", exercise=exercise_id, exercises=", ".join(e.id for e in self.exercises)))
 
     def notebook(self, stem: str) -> Notebook:
         for notebook in self.notebooks:
@@ -198,7 +215,7 @@ class Course:
         for notebook in self.notebooks:
             if exercise_id in notebook.ids:
                 return notebook
-        raise KeyError(f"There is no exercise {exercise_id!r}.")
+        raise KeyError(TITLES("no_such_exercise", exercise=exercise_id))
 
     @property
     def stems(self) -> list[str]:

@@ -14,37 +14,46 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from .catalogue import words
+
 NEEDED_PYTHON = (3, 11)
 SET_UP = "python3 scripts/bootstrap.py lab"  # the README's first command, which repairs most of this
 WIDGETS_EXTENSION = ("@jupyter-widgets", "jupyterlab-manager")  # what ipywidgets needs inside JupyterLab
+WORDS = words(__file__)  # every line it prints, in the course's language (texts/doctor.toml)
+ITEM_WIDTH = 11  # the items' column, wider when a language names an item at more length
 
 
 @dataclass(frozen=True)
 class Finding:
-    item: str  # what was checked: "python", "kernel", ...
+    item: str  # what was checked: "python", "kernel", ... (its name in the lines: the row item_<item>)
     ok: bool
     seen: str  # what the check found, in a few words
     fix: str = ""  # what to do when not ok
 
+    @property
+    def name(self) -> str:
+        """The item as the lines name it, in the course's language."""
+        return WORDS(f"item_{self.item}") if f"item_{self.item}" in WORDS else self.item
+
     def line(self) -> str:
-        mark = "ok  " if self.ok else "FIX "
-        text = f"{mark} {self.item:<11} {self.seen}"
+        mark = WORDS("mark_ok" if self.ok else "mark_fix")
+        width = max([ITEM_WIDTH] + [len(WORDS(key)) + 1 for key in WORDS.rows if key.startswith("item_")])
+        text = f"{mark} {self.name:<{width}} {self.seen}"
         return text if self.ok else f"{text}\n       -> {self.fix}"
 
 
 def check_python(version_info=sys.version_info) -> Finding:
     found = ".".join(map(str, version_info[:3]))
     if tuple(version_info[:2]) >= NEEDED_PYTHON:
-        return Finding("python", True, f"Python {found}")
-    return Finding("python", False, f"Python {found} is too old",
-                   f"install Python {NEEDED_PYTHON[0]}.{NEEDED_PYTHON[1]} or newer, then run `{SET_UP}` with it")
+        return Finding("python", True, WORDS("python_ok", found=found))
+    return Finding("python", False, WORDS("python_old", found=found),
+                   WORDS("python_fix", needed=f"{NEEDED_PYTHON[0]}.{NEEDED_PYTHON[1]}", set_up=SET_UP))
 
 
 def check_venv(prefix: str = sys.prefix, base_prefix: str = sys.base_prefix) -> Finding:
     if prefix != base_prefix:
-        return Finding("venv", True, f"virtual environment {prefix}")
-    return Finding("venv", False, f"not in a virtual environment ({prefix})",
-                   f"run `{SET_UP}`, or start this with .venv's python (.venv/bin/python -m looplab doctor)")
+        return Finding("venv", True, WORDS("venv_ok", prefix=prefix))
+    return Finding("venv", False, WORDS("venv_none", prefix=prefix), WORDS("venv_fix", set_up=SET_UP))
 
 
 def check_kernel() -> Finding:
@@ -52,17 +61,17 @@ def check_kernel() -> Finding:
     try:
         from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
     except ImportError:
-        return Finding("kernel", False, "jupyter_client is not installed", f"run `{SET_UP}`")
+        return Finding("kernel", False, WORDS("not_installed", package="jupyter_client"),
+                       WORDS("run_set_up", set_up=SET_UP))
     try:
         spec = KernelSpecManager().get_kernel_spec("python3")
     except NoSuchKernel:
-        return Finding("kernel", False, "no python3 kernel", "run `python -m ipykernel install --sys-prefix` in .venv")
+        return Finding("kernel", False, WORDS("no_kernel"), WORDS("install_kernel"))
     command = spec.argv[0]
     same = command in ("python", "python3", "{python}") or Path(command).resolve() == Path(sys.executable).resolve()
     if not same:
-        return Finding("kernel", False, f"the python3 kernel runs {command}, not this environment's Python",
-                       "run `python -m ipykernel install --sys-prefix` with .venv's python")
-    return Finding("kernel", True, f"python3 kernel ({spec.resource_dir})")
+        return Finding("kernel", False, WORDS("other_kernel", command=command), WORDS("reinstall_kernel"))
+    return Finding("kernel", True, WORDS("kernel_ok", folder=spec.resource_dir))
 
 
 def labextension_folders() -> list[Path]:
@@ -75,12 +84,12 @@ def check_widgets(folders: list[Path] | None = None) -> Finding:
     try:
         import ipywidgets
     except ImportError:
-        return Finding("widgets", False, "ipywidgets is not installed", f"run `{SET_UP}`")
+        return Finding("widgets", False, WORDS("not_installed", package="ipywidgets"),
+                       WORDS("run_set_up", set_up=SET_UP))
     for folder in folders if folders is not None else labextension_folders():
         if (folder.joinpath(*WIDGETS_EXTENSION) / "package.json").exists():
-            return Finding("widgets", True, f"ipywidgets {ipywidgets.__version__} and its JupyterLab extension")
-    return Finding("widgets", False, "JupyterLab has no widgets extension (the viewer would show text only)",
-                   f"run `{SET_UP}` (it installs jupyterlab_widgets with ipywidgets)")
+            return Finding("widgets", True, WORDS("widgets_ok", version=ipywidgets.__version__))
+    return Finding("widgets", False, WORDS("widgets_missing"), WORDS("widgets_fix", set_up=SET_UP))
 
 
 def check_mode() -> Finding:
@@ -89,11 +98,10 @@ def check_mode() -> Finding:
     try:
         mode = current_mode()
     except ValueError as error:
-        return Finding("mode", False, str(error), "unset LOOPLAB_MODE (or set it to offline)")
+        return Finding("mode", False, str(error), WORDS("mode_fix"))
     if mode == "offline":
-        return Finding("mode", True, "offline: answers come from the recordings, no key, no cost")
-    return Finding("mode", True, f"{mode}: ANTHROPIC_API_KEY is set, the notebooks call the real API "
-                   "(unset it, or set LOOPLAB_MODE=offline, to work offline)")
+        return Finding("mode", True, WORDS("mode_offline"))
+    return Finding("mode", True, WORDS("mode_live", mode=mode))
 
 
 def check_recordings(folder: Path | None = None) -> Finding:
@@ -101,24 +109,22 @@ def check_recordings(folder: Path | None = None) -> Finding:
     from anthropic.types import Message
 
     from .course import COURSE
-    from .recordings import RECORDINGS_DIR
-    folder = folder or RECORDINGS_DIR
+    from .recordings import recording_path
     problems, count = [], 0
     for notebook in COURSE.notebooks:
-        path = folder / f"{notebook.stem}.json"
+        path = folder / f"{notebook.stem}.json" if folder else recording_path(notebook.stem)  # the course's language
         try:
             exchanges = json.loads(path.read_text(encoding="utf-8"))["exchanges"]
             for exchange in exchanges:
                 Message.model_validate(exchange["response"])
             count += len(exchanges)
         except FileNotFoundError:
-            problems.append(f"{path.name} is missing")
+            problems.append(WORDS("recording_missing", name=path.name))
         except Exception as error:  # noqa: BLE001 - any way a file is broken is reported the same way
-            problems.append(f"{path.name} is broken ({type(error).__name__})")
+            problems.append(WORDS("recording_broken", name=path.name, error=type(error).__name__))
     if problems:
-        return Finding("recordings", False, "; ".join(problems),
-                       "get a fresh copy of the course (the recordings ship with it), then run the set-up again")
-    return Finding("recordings", True, f"{len(COURSE.notebooks)} recordings, {count} answers, all valid")
+        return Finding("recordings", False, "; ".join(problems), WORDS("recordings_fix"))
+    return Finding("recordings", True, WORDS("recordings_ok", count=len(COURSE.notebooks), answers=count))
 
 
 CHECKS: list[Callable[[], Finding]] = [check_python, check_venv, check_kernel, check_widgets, check_mode,
@@ -133,8 +139,8 @@ def main() -> int:
     findings = diagnose()
     for finding in findings:
         print(finding.line())
-    broken = [finding.item for finding in findings if not finding.ok]
-    print("ready for the course" if not broken else f"{len(broken)} to fix: {', '.join(broken)}")
+    broken = [finding.name for finding in findings if not finding.ok]
+    print(WORDS("ready") if not broken else WORDS("to_fix", count=len(broken), items=", ".join(broken)))
     return 1 if broken else 0
 
 

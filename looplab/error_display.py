@@ -30,7 +30,10 @@ from pathlib import Path
 
 import anthropic
 
+from .catalogue import words
 from .rules import check_request
+
+WORDS = words(__file__)
 
 # Frames from these folders are machinery, not the learner's code: the standard library and
 # installed packages (the SDK, httpx2, IPython...), and looplab itself.
@@ -47,10 +50,15 @@ def brief_traceback(error: BaseException) -> list[str]:
         lines = [f"{type(error).__name__} ({error.status_code}): {error.api_message or error}"]
         hint = looplab_hint(error)
         if hint:
-            lines.append(f"looplab hint: {hint}")
+            lines.append(hint_line(hint))
     else:
         lines = [f"{type(error).__name__}: {error}"]
     return lines + learners_lines(error.__traceback__)
+
+
+def hint_line(hint: str) -> str:
+    """The hint under a 400, in the course's language (the API's message above it stays as the API wrote it)."""
+    return WORDS("hint_line", hint=hint)
 
 
 def looplab_hint(error: anthropic.APIStatusError) -> str | None:
@@ -70,7 +78,8 @@ def learners_lines(tb) -> list[str]:
     for frame in traceback.extract_tb(tb):
         if is_machinery(frame.filename):
             continue
-        where = f"line {frame.lineno} of the cell" if frame.name == "<module>" else f"line {frame.lineno}, in {frame.name}"
+        where = (WORDS("in_the_cell", line=frame.lineno) if frame.name == "<module>"
+                 else WORDS("in_function", line=frame.lineno, function=frame.name))
         lines.append(f"  {where}: {(frame.line or '').strip()}")
     return lines
 

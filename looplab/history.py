@@ -20,7 +20,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from . import conversation
+from .catalogue import words
 from .rules import check_request
+
+WORDS = words(__file__)
 
 
 def to_wire(value: Any) -> Any:
@@ -67,19 +70,19 @@ class Step:
         if self.error is not None:
             kind = self.error.get("error", {}).get("type")
             if kind == "not_recorded":
-                return "not recorded (offline)"
-            return "the API refused the request (400)" if kind == "invalid_request_error" else f"error: {kind}"
+                return WORDS("not_recorded")
+            return WORDS("refused") if kind == "invalid_request_error" else WORDS("error", kind=kind)
         if self.response is None:
-            return "the next request, not sent yet"
+            return WORDS("next_request")
         tools = [b.get("name", "?") for b in _blocks(self.response.get("content")) if b.get("type") == "tool_use"]
         stop_reason = self.response.get("stop_reason")
         if tools and self.response_pending:
-            return "the model asked for " + _names(tools) + ": not answered yet"
+            return WORDS("asked_unanswered", tools=_names(tools))
         if tools:
-            return "the model asked for " + _names(tools)
+            return WORDS("asked", tools=_names(tools))
         if stop_reason in (None, "end_turn"):
-            return "the model answered in words"
-        return f"the model stopped: {stop_reason}"
+            return WORDS("answered")
+        return WORDS("stopped", stop_reason=stop_reason)
 
     @property
     def usage(self) -> dict | None:
@@ -97,7 +100,7 @@ class Step:
 def _names(tools: list[str]) -> str:
     counts = {name: tools.count(name) for name in dict.fromkeys(tools)}
     parts = [name if count == 1 else f"{name} ×{count}" for name, count in counts.items()]
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + WORDS("and") + parts[-1]
 
 
 def _blocks(content: Any) -> list[dict]:

@@ -12,6 +12,7 @@ The grader, which judges many notebooks in one process, says the language of eac
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
 import os
 from pathlib import Path
@@ -21,7 +22,10 @@ SOURCE = LANGUAGES[0]
 OVERRIDE = "LOOPLAB_LANG"
 SESSION = "JPY_SESSION_NAME"  # set by jupyter_server for each kernel: the path of the notebook it runs
 
-_chosen: list[str] = []  # the languages `using` blocks have set, innermost last
+# The languages `using` blocks have set, innermost last. A context variable, not a list: the grader judges
+# several notebooks at once (asyncio tasks, each check point in a thread started by asyncio.to_thread, which
+# copies the context), and each must keep its own notebook's language.
+_chosen: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("looplab_language", default=())
 
 
 def checked(language: str) -> str:
@@ -49,8 +53,9 @@ def _of_session() -> str | None:
 
 def current() -> str:
     """The language the course speaks now (see the module's docstring for the order)."""
-    if _chosen:
-        return _chosen[-1]
+    chosen = _chosen.get()
+    if chosen:
+        return chosen[-1]
     if os.environ.get(OVERRIDE, "").strip():
         return checked(os.environ[OVERRIDE].strip().lower())
     return checked(_of_session() or SOURCE)
@@ -59,8 +64,8 @@ def current() -> str:
 @contextlib.contextmanager
 def using(language: str):
     """Speak `language` while the block runs (the grader judging one notebook), as before after it."""
-    _chosen.append(checked(language))
+    token = _chosen.set(_chosen.get() + (checked(language),))
     try:
         yield language
     finally:
-        _chosen.pop()
+        _chosen.reset(token)

@@ -12,13 +12,20 @@ from __future__ import annotations
 from typing import TextIO
 
 from . import conversation
+from .catalogue import words
 from .client import MODEL
 from .tools import TOOLS, is_error, run_tool
 
-SYSTEM_PROMPT = (
-    "You are a helpful assistant. For any arithmetic, use the calculator tool instead of "
-    "working it out yourself, then answer in one short sentence."
-)
+WORDS = words(__file__)  # the prompt and the lines around the protocol's prefixes, in the course's language
+
+
+def system_prompt() -> str:
+    """The agent's system prompt in the course's language now. The notebooks take SYSTEM_PROMPT, read once
+    (a kernel runs one notebook); the checks ask here, since the grader judges notebooks of both languages."""
+    return WORDS("system_prompt")
+
+
+SYSTEM_PROMPT = system_prompt()
 MAX_TOKENS = 1024
 
 
@@ -84,7 +91,7 @@ def agent_turn(client, messages: list, max_iterations: int = 10, system: str = S
         if message.stop_reason != "tool_use":
             return "".join(block.text for block in message.content if block.type == "text")
         messages.append({"role": "user", "content": run_tools(message)})
-    raise RuntimeError(f"the model was still asking for tools after {max_iterations} calls (max_iterations={max_iterations})")
+    raise RuntimeError(WORDS("still_asking", max_iterations=max_iterations))
 
 
 # --- notebook 4: your agent -------------------------------------------------------------------------
@@ -115,11 +122,11 @@ def run(input_stream: TextIO, output_stream: TextIO, client, system: str = SYSTE
                     results.append(tool_result(block, output))
             messages.append({"role": "user", "content": results})
         else:
-            output_stream.write(f"Agent> (stopped: still calling tools after {max_iterations} calls)\n")
+            output_stream.write(f"Agent> {WORDS('stopped_at_cap', max_iterations=max_iterations)}\n")
             continue
         reply = "".join(block.text for block in message.content if block.type == "text")
         if message.stop_reason in ("max_tokens", "refusal"):
-            output_stream.write(f"Agent> (the reply ended early: {message.stop_reason}) {reply}\n")
+            output_stream.write(f"Agent> {WORDS('ended_early', stop_reason=message.stop_reason)} {reply}\n")
             messages.pop()
         else:
             output_stream.write(f"Agent> {reply}\n")

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 
+from .catalogue import words
+
+WORDS = words(__file__)
 MAGIC_STARTS = ("%", "!")  # IPython's line and cell magics, and shell lines
 # `check("2.1", tool_result)`: the exercise's number, and the name it is checked on when the call is just that.
 CHECK_CALL = re.compile(r"""\bcheck\(\s*(['"])(?P<number>\d+\.\d+)\1(?:\s*,\s*(?P<name>[A-Za-z_]\w*)\s*\))?""")
@@ -89,7 +92,7 @@ def definitions(cells: list[str], names: list[str]) -> str:
                 if _binds(statement, name):
                     latest = (source, tree, statement)
         if latest is None:
-            raise NameError(f"no cell run so far defines {name!r}: run the notebook's cells first")
+            raise NameError(WORDS("not_defined", name=name))
         source, tree, statement = latest
         imports += [_segment(source, node) for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
                     and _segment(source, node) not in imports]

@@ -40,7 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from . import language as languages
+from .catalogue import words
 
+WORDS = words(__file__)
 RECORDINGS_DIR = Path(__file__).parent / "recordings"
 
 # The fields of each block type that change what the model sees. Everything else
@@ -199,11 +201,7 @@ class Difference:
     yours: Any
 
     def describe(self) -> str:
-        return (
-            f"  at {self.path}\n"
-            f"    recorded: {_short(self.recorded)}\n"
-            f"    yours:    {_short(self.yours)}"
-        )
+        return WORDS("difference", path=self.path, recorded=_short(self.recorded), yours=_short(self.yours))
 
 
 MISSING = object()
@@ -211,7 +209,7 @@ MISSING = object()
 
 def _short(value: Any, limit: int = 100) -> str:
     if value is MISSING:
-        return "(nothing)"
+        return WORDS("nothing")
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -236,7 +234,7 @@ def first_difference(recorded: Any, yours: Any, path: str = "") -> Difference | 
         return None
     if recorded == yours:
         return None
-    return Difference(path or "(the whole request)", recorded, yours)
+    return Difference(path or WORDS("whole_request"), recorded, yours)
 
 
 def _join(path: str, key: str) -> str:

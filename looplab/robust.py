@@ -26,9 +26,12 @@ import ast
 import inspect
 import operator
 
+from .catalogue import words
 from .client import MODEL
 from .loop import MAX_TOKENS, SYSTEM_PROMPT
 from .toolbox import count_letters, get_weather
+
+WORDS = words(__file__)  # the lines of the harness that are not tool results, in the course's language
 
 __all__ = ["calculator", "get_weather", "count_letters", "TOOL_REGISTRY", "TOOLS", "run_tool", "agent_turn",
            "CHECKED_REGISTRY"]
@@ -137,8 +140,8 @@ def agent_turn(client, messages: list, max_iterations: int = 10, system: str = S
             results.append(result)
         messages.append({"role": "user", "content": results})
         if repeated:
-            return f"(stopped: the model repeated a call that had failed, {repeated[0].name}({repeated[0].input}))"
-    raise RuntimeError(f"the model was still asking for tools after {max_iterations} calls")
+            return WORDS("stopped_at_repeat", call=f"{repeated[0].name}({repeated[0].input})")
+    raise RuntimeError(WORDS("still_asking", max_iterations=max_iterations))
 
 
 # --- what the checks play -------------------------------------------------------------------------------

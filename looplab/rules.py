@@ -2,8 +2,8 @@
 
 The course's transport calls `check_request` on every request before it answers from a
 recording, so a broken history gets the same 400 offline as it would from the real API,
-plus a plain-English hint. The body is the JSON the SDK POSTs to /v1/messages, already
-decoded: `{"model": ..., "max_tokens": ..., "messages": [...], "tools": [...], ...}`.
+plus a hint in the course's language (texts/rules.toml). The body is the JSON the SDK POSTs to
+/v1/messages, already decoded: `{"model": ..., "max_tokens": ..., "messages": [...], "tools": [...], ...}`.
 
 Order of the checks (the first one that finds something wins):
 
@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from . import api_shape, conversation
+from .catalogue import words
 
 # The API's own messages, verbatim as the API returns them (docs/API_RULES.md, "The API's 400
 # texts", says where each was seen). Placeholders: {i} message index, {j} block index, {k} tool index.
@@ -101,92 +102,9 @@ FIELD_ERRORS = {
     "use_in_user": "{loc}: tool_use blocks are only allowed in assistant messages",
 }
 
-# One or two sentences for the learner per rule. {path} is the message, block or tool at fault.
-HINTS = {
-    "missing_result": (
-        "Message {i} (assistant) called {ids}, but the message right after it does not start with"
-        " their results. Reply with ONE user message right after message {i} whose content starts"
-        " with a tool_result for every tool_use (any text goes after the results)."
-    ),
-    "unexpected_result": (
-        "Message {i} holds a tool_result for {id}, but the message just before it is not an assistant"
-        " message with a tool_use of that id. Put each result in the user message directly after the"
-        " assistant message that made the call, with its tool_use_id copied from that call."
-    ),
-    "duplicate_id": (
-        "Message {i} reuses the tool_use id {id}, which an earlier tool_use already has."
-        " Send back the assistant's content exactly as the API returned it; never invent or copy ids."
-    ),
-    "id_pattern": (
-        "The tool_use id {id} in message {i} may only contain letters, digits, '_' and '-'."
-        " Send back the assistant's content exactly as the API returned it."
-    ),
-    "tool_name": (
-        "Tool {k} is named {name}, but a tool name may only use letters, digits, '_' and '-'"
-        " (the course keeps it to 64 characters). Rename the tool in its definition."
-    ),
-    "prefill": (
-        "The history ends with an assistant message (message {i}), so there is nothing for the model"
-        " to answer. Append the user's next turn before calling the API again."
-    ),
-    "empty_content": (
-        "Message {i} has empty content. Give it at least one block (or a non-empty string),"
-        " or leave the message out."
-    ),
-    "empty_text": "A text block in message {i} is empty ({path}). Remove the block or give it some text.",
-    "whitespace_text": (
-        "A text block in message {i} holds only whitespace ({path})."
-        " Remove the block or give it some real text."
-    ),
-    "required": "The field `{loc}` is missing, and the API requires it.",
-    "dict": "`{loc}` should be a JSON object (a Python dict).",
-    "list": "`{loc}` should be a list.",
-    "string": "`{loc}` should be a string.",
-    "integer": "`{loc}` should be a whole number (an int).",
-    "number": "`{loc}` should be a number.",
-    "boolean": "`{loc}` should be True or False.",
-    "choice": "`{loc}` should be {expected}: the API knows no other value there.",
-    "types": "`{loc}` should be {expected}.",
-    "tag": (
-        "`{loc}` has \"{key}\": {tag}, which is not a type the API knows there."
-        " Check the spelling; it should be one of {expected}."
-    ),
-    "extra": "`{loc}` is not a field the API defines there: remove `{field}`.",
-    "extra_message": (
-        "Message {i} carries fields the API does not define ({fields}): this is what appending the"
-        " SDK's whole Message does. Append `{\"role\": \"assistant\", \"content\": reply.content}` instead."
-    ),
-    "extra_block": (
-        "Block {j} of message {i} (a {kind} block) has a field the API does not define: `{field}`."
-        " Send blocks back as the API returned them, or with only the fields of a {kind} block."
-    ),
-    "extra_tool": (
-        "Tool {k} has a field the API does not define: `{field}`. A tool definition has `name`,"
-        " `description` and `input_schema` (plus a few optional settings): remove `{field}`."
-    ),
-    "extra_top": (
-        "The request has a field the API does not define: `{field}`. The SDK only sends a field it"
-        " does not know when the call passes it in `extra_body=`: remove `{field}` from there."
-    ),
-    "invalid_schema": (
-        "Tool {k}'s input_schema is not valid JSON Schema: {reason}. Keep the course's form:"
-        " {\"type\": \"object\", \"properties\": {...}, \"required\": [\"expression\"]} (`required` is a list)."
-    ),
-    "content": "`{loc}` should be a string or a list of blocks such as {\"type\": \"text\", \"text\": \"Hi\"}.",
-    "too_short": "`messages` is empty: send at least one user message.",
-    "role": (
-        "`{loc}` should be \"user\" or \"assistant\": tool results go in a user message, and the"
-        " system prompt goes in the top-level `system` field."
-    ),
-    "result_in_assistant": (
-        "`{path}` is a tool_result inside an assistant message. Results are your program's answer,"
-        " so they go in the next user message."
-    ),
-    "use_in_user": (
-        "`{path}` is a tool_use inside a user message. Only the model calls tools: keep the assistant"
-        " message as the API returned it and answer it with tool_result blocks."
-    ),
-}
+# One or two sentences for the learner per rule, in the course's language: texts/rules.toml, one row a rule
+# (or a row of its own where the hint depends on where the fault is, as for an extra field).
+HINTS = words(__file__)
 
 # The fields a message may carry: any other is what appending the SDK's whole Message sends.
 MESSAGE_FIELDS = ("role", "content")
@@ -200,7 +118,7 @@ class Violation:
     """One broken rule: what the API would say, what a learner should do, and where."""
 
     message: str  # the API's error.message, verbatim, with indices/ids filled in
-    hint: str  # plain English for the learner: what is wrong and how to fix it
+    hint: str  # plain words for the learner, in the course's language: what is wrong and how to fix it
     path: str  # the message, block or tool at fault, e.g. "messages.3" or "messages.4.content.0"
 
 
@@ -245,7 +163,7 @@ def _violation(rule: str, path: str, hint: str | None = None, **values) -> Viola
     """`hint` names the row of HINTS when it is not the rule's own (an extra field's depends on where)."""
     message = API_MESSAGES.get(rule) or FIELD_ERRORS[rule]
     values = {"path": path, **_place(path), **values}
-    return Violation(_fill(message, values), _fill(HINTS[hint or rule], values), path)
+    return Violation(_fill(message, values), _fill(HINTS(hint or rule), values), path)
 
 
 def _place(path: str) -> dict:

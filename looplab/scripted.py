@@ -23,7 +23,10 @@ from anthropic.types import Message
 
 from . import language
 from .client import MODEL, remember_traffic
+from .catalogue import words
 from .transport import ObservedTransport, Traffic
+
+WORDS = words(__file__)  # what a learner may read of a scripted model: its refusal past the scenario
 
 Reply = Callable[[dict], dict]
 """Given the wire request, the wire Message to answer with."""
@@ -111,7 +114,7 @@ def message(request: dict, content: list[dict], stop_reason: str) -> dict:
 def never_stops(expression: str = "1 + 1") -> Iterator[Reply]:
     """A model that asks for the calculator again after every result, forever."""
     while True:
-        yield reply(text("Let me check that once more."), calculator(expression))
+        yield reply(text("Let me check that once more.", fr="Je vérifie encore une fois."), calculator(expression))
 
 
 # --- the scripted model, as an httpx2 handler -----------------------------------------------------------
@@ -137,7 +140,7 @@ class ScriptedModel:
         answer = next(self.replies, None) if self.calls <= self.call_limit else None
         if answer is None:
             expected = min(self.call_limit, self.calls - 1)
-            raise TooManyCalls(f"it called the model {self.calls} times where this scenario expects at most {expected}")
+            raise TooManyCalls(WORDS("too_many_calls", calls=self.calls, expected=expected))
         body = json.loads(request.content)
         return httpx2.Response(200, json=answer(body))
 

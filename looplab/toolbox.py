@@ -40,7 +40,7 @@ def count_letters(text: str, letter: str) -> str:
 # code as the solution notebook's.
 
 from .client import MODEL  # noqa: E402  (below the tools, which notebook 6's module takes from here too)
-from .loop import MAX_TOKENS, SYSTEM_PROMPT, tool_result  # noqa: E402
+from .loop import MAX_TOKENS, SYSTEM_PROMPT, WORDS, tool_result  # noqa: E402
 from .tools import CALCULATOR_TOOL, calculator  # noqa: E402
 
 # Worded unlike the solution notebook's schemas on purpose: a registry equal to the course's, made in a cell
@@ -120,4 +120,4 @@ def agent_turn(client, messages: list, max_iterations: int = 10, system: str = S
         messages.append({"role": "user", "content": [
             tool_result(block, run_tool(block.name, block.input))
             for block in message.content if block.type == "tool_use"]})
-    raise RuntimeError(f"the model was still asking for tools after {max_iterations} calls (max_iterations={max_iterations})")
+    raise RuntimeError(WORDS("still_asking", max_iterations=max_iterations))  # notebook 2's words (texts/loop.toml)

@@ -19,11 +19,13 @@ from typing import Callable
 import anthropic
 import httpx2
 
-from .error_display import brief_traceback
+from .catalogue import words
+from .error_display import brief_traceback, hint_line
 from .recordings import Recording
 from .rules import check_request, error_body
 
 MESSAGES_PATH = "/v1/messages"
+WORDS = words(__file__)
 
 
 class NotRecordedError(anthropic.AnthropicError):
@@ -98,7 +100,7 @@ class ObservedTransport(httpx2.BaseTransport):
             envelope = error_body(violation, offline_request_id(body_bytes))
             self.traffic.record({"request": body, "response": None, "error": envelope, "hint": violation.hint})
             if self.print_hints:
-                print(f"looplab hint: {violation.hint}", file=sys.stderr)
+                print(hint_line(violation.hint), file=sys.stderr)
             return _json_response(400, envelope, envelope["request_id"])
 
         try:
@@ -137,17 +139,11 @@ class Replay:
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         if request.url.path != MESSAGES_PATH or request.method != "POST":
-            raise NotRecordedError(
-                f"Offline, looplab only replays POST {MESSAGES_PATH}; "
-                f"{request.method} {request.url.path} is not recorded."
-            )
+            raise NotRecordedError(WORDS("only_messages", path=MESSAGES_PATH, method=request.method,
+                                         asked=request.url.path))
         body = json.loads(request.content)
         if body.get("stream"):
-            raise NotRecordedError(
-                "This request asks for a stream (stream=True), and streams are not recorded.\n"
-                "Offline, call client.messages.create(...) without stream=True; "
-                "to stream for real, set ANTHROPIC_API_KEY to go live."
-            )
+            raise NotRecordedError(WORDS("no_streams"))
         answer = self.recording.find(body)
         if answer is None:
             raise NotRecordedError(not_recorded_message(self.recording, body), not_recorded_summary(self.recording, body))
@@ -158,15 +154,14 @@ def not_recorded_message(recording: Recording, request: dict) -> str:
     """What a learner reads: what happened (offline, and not in the recording), where the conversation parts from
     the nearest recorded one, and what to do. The maintainer's route (scripting a new answer) is in docs/RECORDINGS.md's
     recordings section and in authoring/author_recordings.py, not here: a learner cannot take it."""
-    lines = [f"This conversation is not recorded in the recording '{recording.name}' (offline mode)."]
+    lines = [WORDS("not_recorded", recording=recording.name)]
     difference = recording.nearest_difference(request)
     if difference is None:
-        lines.append(f"The recording has no conversations yet ({recording.path}).")
+        lines.append(WORDS("recording_empty", path=recording.path))
     else:
-        lines.append("It differs from the nearest recorded conversation:")
+        lines.append(WORDS("differs"))
         lines.append(difference.describe())
-    lines.append(f"Offline, only recorded conversations get answers: {_what_to_ask(recording, request)}; "
-                 "or set ANTHROPIC_API_KEY to ask the real API anything (live mode).")
+    lines.append(WORDS("only_recorded", what=_what_to_ask(recording, request)))
     return "\n".join(lines)
 
 
@@ -174,22 +169,22 @@ def not_recorded_summary(recording: Recording, request: dict) -> str:
     """One line: which lines the recording answers (with this setup), and how to ask anything."""
     conversations = recording.recorded_lines(request)
     if conversations:
-        what = f"the recording '{recording.name}' answers only {_recorded(conversations)}"
+        what = WORDS("summary_answers", recording=recording.name, lines=_recorded(conversations))
     else:
-        what = f"the recording '{recording.name}' holds no conversation with this model, system prompt and tools"
-    return f"Not recorded offline: {what}. Set ANTHROPIC_API_KEY to ask anything."
+        what = WORDS("summary_none", recording=recording.name)
+    return WORDS("summary", what=what)
 
 
 def _what_to_ask(recording: Recording, request: dict) -> str:
     """The learner's offline way forward: the recorded lines to ask, or the notebook's own settings to keep."""
     conversations = recording.recorded_lines(request)
     if conversations:
-        return f"ask one of the recorded questions, {_recorded(conversations)}, word for word"
-    return "keep the notebook's own questions, model, system prompt and tools, as its cells write them"
+        return WORDS("ask_recorded", lines=_recorded(conversations))
+    return WORDS("keep_settings")
 
 
 def _recorded(conversations: list[list[str]]) -> str:
-    return " or ".join(" then ".join(f'"{line}"' for line in lines) for lines in conversations)
+    return WORDS("or").join(WORDS("then").join(f'"{line}"' for line in lines) for lines in conversations)
 
 
 class RecordingTransport(httpx2.BaseTransport):

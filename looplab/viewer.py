@@ -7,6 +7,8 @@ the API's 400. Every `tool_use.id` wears the same letter and colour as the
 `tool_result.tool_use_id` that answers it; what the API refuses is flagged ⚠ in red, and calls
 not answered yet are marked ○ pending; a failed call (its result says `is_error`) is marked ✗ failed
 call, not flagged, since the API accepts it. Colour never carries meaning alone: letters and words do.
+Those words (labels, flags, legend, buttons, step titles) are in texts/viewer.toml and texts/history.toml,
+in the course's language; the marks and the API's names (tool_use, is_error...) are the same in all.
 
 Displaying the viewer makes two outputs: the widget, and a static rendering of every step (text/html
 and text/plain) for the places where no widget runs (GitHub, an nbconvert HTML export, a
@@ -28,6 +30,7 @@ import anthropic
 import ipywidgets as widgets
 from IPython.display import display
 
+from .catalogue import words
 from .client import traffic
 from .history import Step, pair_labels, steps_from_messages, steps_from_traffic
 
@@ -48,11 +51,14 @@ FLAG_COLOUR = "#c00000"  # only flags are red, and they also say ⚠ and why
 FLAG, PENDING = "⚠", "○"  # symbols common fonts have (an hourglass emoji is a box without an emoji font)
 FAILED = "✗"  # a tool_result with is_error true: the call failed, and the model is told so (no flag: the API accepts it)
 ID_LINE = re.compile(r'^(\s*"(id|tool_use_id)": )"([^"]*)"(,?)$')
-LEGEND = (
-    "[A] [B]...: a tool_use id and the tool_result answering it share a letter and colour · "
-    f"{FLAG} the API refuses this · {PENDING} pending: no tool_result yet · {FAILED} failed call (is_error) · "
-    "(new): new in this step"
-)
+WORDS = words(__file__)  # every word the viewer shows, in the course's language (texts/viewer.toml)
+MARKS = {"flag": FLAG, "pending": PENDING, "failed": FAILED}  # the same symbols in every language
+
+
+def legend() -> str:
+    """What the letters, marks and colours mean: above the steps, in the widget and the static rendering."""
+    return WORDS("legend", **MARKS)
+
 
 # Inline styles carry the colours (JupyterLab's sanitizer keeps them on untrusted outputs); the
 # <style> block only lays things out, and hides the static rendering where the widget beside it rendered.
@@ -78,17 +84,14 @@ def _load_steps(source: Any) -> list[Step]:
         return steps_from_traffic(traffic(source).exchanges)
     if isinstance(source, (list, tuple)):
         return steps_from_messages(source)
-    raise TypeError(
-        "show_history() takes a client made by looplab.client() or a list of messages; "
-        f"got {type(source).__name__}."
-    )
+    raise TypeError(WORDS("not_a_source", kind=type(source).__name__))
 
 
 # --- ids: the letter, the colour, the flag ---------------------------------------------------------
 
 
 def step_title(step: Step, number: int, total: int) -> str:
-    return f"Step {number} of {total}: {step.outcome}"
+    return WORDS("step_title", number=number, total=total, outcome=step.outcome)
 
 
 def _json_lines(value: Any, depth: int = 0, key: str = "") -> list[str]:
@@ -134,18 +137,18 @@ def _id_mark(tool_id: str, key: str, step: Step, is_response: bool) -> tuple[str
     """
     if key == "id" and is_response:
         if tool_id in step.response_pending:
-            return f"{PENDING} pending: no tool_result yet", "looplab-pending"
+            return WORDS("pending", **MARKS), "looplab-pending"
         return "", ""
     if key == "id" and tool_id in step.dangling:
-        return f"{FLAG} no tool_result", "looplab-dangling"
+        return WORDS("dangling", **MARKS), "looplab-dangling"
     if key == "id" and tool_id in step.pending:
-        return f"{FLAG} no tool_result yet", "looplab-dangling"
+        return WORDS("unanswered", **MARKS), "looplab-dangling"
     if key == "tool_use_id" and tool_id in step.orphans:
-        return f"{FLAG} answers no tool_use in the message before", "looplab-orphan"
+        return WORDS("orphan", **MARKS), "looplab-orphan"
     if key == "tool_use_id" and tool_id in step.misplaced:
-        return f"{FLAG} comes after other content: results must come first", "looplab-orphan"
+        return WORDS("misplaced", **MARKS), "looplab-orphan"
     if key == "tool_use_id" and tool_id in failed_calls(step.messages):
-        return f"{FAILED} failed call: is_error", "looplab-failed"
+        return WORDS("failed_call", **MARKS), "looplab-failed"
     return "", ""
 
 
@@ -198,7 +201,7 @@ def json_html(value: Any, step: Step, labels: dict, is_response: bool = False) -
             lines.append(f"{html.escape(prefix)}{_id_html(tool_id, words, css_class, label)}{comma}")
         elif len(line) > FOLD_AT:
             lines.append(
-                f"<details><summary>{html.escape(line[: FOLD_AT - 20])}… ({len(line)} characters)</summary>"
+                f"<details><summary>{WORDS('folded', start=html.escape(line[: FOLD_AT - 20]), count=len(line))}</summary>"
                 f"{html.escape(line)}</details>"
             )
         else:
@@ -214,7 +217,7 @@ def json_text(value: Any, step: Step, labels: dict, is_response: bool = False) -
             words, _ = _id_mark(match.group(3), match.group(2), step, is_response)
             line = f"{line}   <- [{labels.get(match.group(3), '?')}] {words}".rstrip()
         elif len(line) > FOLD_AT:
-            line = f"{line[: FOLD_AT - 20]}… ({len(line)} characters)"
+            line = WORDS("folded", start=line[: FOLD_AT - 20], count=len(line))
         lines.append(line)
     return "\n".join(lines)
 
@@ -262,7 +265,7 @@ def message_summary(message: Any) -> list:
         elif kind == "tool_result":
             parts += ["tool_result ", ("id", block.get("tool_use_id"))]
             if block.get("is_error") is True:
-                parts.append(f" {FAILED} failed")
+                parts.append(WORDS("failed_short", **MARKS))
         else:
             parts.append(str(kind))
     return parts
@@ -276,7 +279,7 @@ def role_and_ids(message: Any) -> list:
 
 def _earlier_parts(step: Step, earlier: list[int]) -> list:
     """One line for all the messages sent before: index, role and ids of each."""
-    parts: list = ["sent before, unchanged: "]
+    parts: list = [WORDS("sent_before")]
     for position, index in enumerate(earlier):
         parts.append(f"{' · ' if position else ''}[{index}] ")
         for part in role_and_ids(step.messages[index]):
@@ -312,17 +315,17 @@ def request_parts(steps: list[Step], index: int) -> list[RequestPart]:
     parts = []
     if step.system is not None:
         text = step.system if isinstance(step.system, str) else json.dumps(step.system, ensure_ascii=False)
-        parts.append(RequestPart("system", _quote(text), f"{len(text)} characters", step.system,
+        parts.append(RequestPart("system", _quote(text), WORDS("characters", count=len(text)), step.system,
                                  before is None or before.system != step.system))
     if step.tools is not None:
-        names = ", ".join(tool.get("name", "?") for tool in step.tools if isinstance(tool, dict)) or "none"
-        size = f"{len(step.tools)} definition(s), {len(json.dumps(step.tools, ensure_ascii=False))} characters of JSON"
+        names = ", ".join(tool.get("name", "?") for tool in step.tools if isinstance(tool, dict)) or WORDS("no_tools")
+        size = WORDS("tools_size", count=len(step.tools), size=len(json.dumps(step.tools, ensure_ascii=False)))
         parts.append(RequestPart("tools", names, size, step.tools, before is None or before.tools != step.tools))
     return parts
 
 
 def _resent_line(parts: list[RequestPart]) -> str:
-    return " and ".join(f"{part.name} ({part.size})" for part in parts) + ": sent again, unchanged"
+    return WORDS("resent", parts=WORDS("and").join(f"{part.name} ({part.size})" for part in parts))
 
 
 def usage_line(steps: list[Step], index: int) -> str | None:
@@ -330,11 +333,11 @@ def usage_line(steps: list[Step], index: int) -> str | None:
     usage = steps[index].usage
     if not usage:
         return None
-    line = f"usage: {usage.get('input_tokens', '?')} input tokens"
+    line = WORDS("usage_input", count=usage.get("input_tokens", "?"))
     before = steps[index - 1].usage if index else None
     if before and isinstance(usage.get("input_tokens"), int) and isinstance(before.get("input_tokens"), int):
-        line += f" ({usage['input_tokens'] - before['input_tokens']:+d} since step {index})"
-    return line + f", {usage.get('output_tokens', '?')} output tokens"
+        line += WORDS("usage_growth", change=f"{usage['input_tokens'] - before['input_tokens']:+d}", step=index)
+    return line + WORDS("usage_output", count=usage.get("output_tokens", "?"))
 
 
 def _error_with_labels(message: str, labels: dict, chip) -> str:
@@ -387,9 +390,9 @@ def step_html(steps: list[Step], index: int, labels: dict, standalone: bool) -> 
             continue
         new = i >= step.previous_length
         role = message.get("role", "?") if isinstance(message, dict) else "?"
-        head = f"<b>messages[{i}] · {html.escape(str(role))}{' · new' if new else ''}</b>"
+        head = f"<b>messages[{i}] · {html.escape(str(role))}{WORDS('new_html') if new else ''}</b>"
         if _is_resent_response(step, i) and not standalone:
-            body = (f" the response of step {index}, sent back as it came: "
+            body = (f" {html.escape(WORDS('resent_response', step=index))}"
                     f"{_summary_html(message_summary(message)[1:], labels)}")
         else:
             body = "\n" + json_html(message, step, labels)
@@ -398,15 +401,15 @@ def step_html(steps: list[Step], index: int, labels: dict, standalone: bool) -> 
         parts.append("<pre>messages: []</pre>")
     if step.response is not None:
         usage = usage_line(steps, index)
-        parts.append(f"<h4>response{' · ' + html.escape(usage) if usage else ''}</h4>"
+        parts.append(f"<h4>{WORDS('response')}{' · ' + html.escape(usage) if usage else ''}</h4>"
                      f'<pre class="looplab-response">{json_html(step.response, step, labels, is_response=True)}</pre>')
     elif step.error is not None:
         message = _error_with_labels(html.escape(step.error_message or ""), labels, _chip)
-        hint = f"\n\nHint: {html.escape(step.hint)}" if step.hint else ""
+        hint = "\n\n" + html.escape(WORDS("hint_html", hint=step.hint)) if step.hint else ""
         parts.append(f'<pre class="looplab-error" style="color:{FLAG_COLOUR};outline:2px dashed {FLAG_COLOUR}">'
                      f"{FLAG} {message}{hint}</pre>")
     else:
-        parts.append("<pre>(nothing: this request was not sent)</pre>")
+        parts.append(f"<pre>{html.escape(WORDS('not_sent'))}</pre>")
     return '<div class="looplab-history">' + "".join(parts) + "</div>"
 
 
@@ -426,20 +429,21 @@ def step_text(steps: list[Step], index: int, labels: dict) -> str:
         if i in earlier:
             continue
         role = message.get("role", "?") if isinstance(message, dict) else "?"
-        head = f"-- messages[{i}] {role}{'  (new)' if i >= step.previous_length else ''}"
+        head = f"-- messages[{i}] {role}{WORDS('new_text') if i >= step.previous_length else ''}"
         if _is_resent_response(step, i):
-            lines.append(f"{head}: the response of step {index}, sent back as it came: "
+            lines.append(f"{head}: {WORDS('resent_response', step=index)}"
                          f"{_summary_text(message_summary(message)[1:], labels)}")
         else:
             lines += [head, json_text(message, step, labels)]
     if step.response is not None:
         usage = usage_line(steps, index)
-        lines.append(f"-- response{' · ' + usage if usage else ''}")
+        lines.append(f"-- {WORDS('response')}{' · ' + usage if usage else ''}")
         lines.append(json_text(step.response, step, labels, is_response=True))
     elif step.error is not None:
-        lines.append(f"-- error: {FLAG} {_error_with_labels(step.error_message or '', labels, lambda label: f'[{label}]')}")
+        message = _error_with_labels(step.error_message or "", labels, lambda label: f"[{label}]")
+        lines.append(WORDS("error_text", message=message, **MARKS))
         if step.hint:
-            lines.append(f"-- hint: {step.hint}")
+            lines.append(WORDS("hint_text", hint=step.hint))
     return "\n".join(lines)
 
 
@@ -464,11 +468,11 @@ class HistoryViewer(widgets.VBox):
 
     def __init__(self, source: Any):
         self.source = source
-        self.previous = widgets.Button(description="◀ Previous", layout=widgets.Layout(width="110px"))
-        self.next = widgets.Button(description="Next ▶", layout=widgets.Layout(width="110px"))
-        self.slider = widgets.IntSlider(min=1, max=1, value=1, description="Step", continuous_update=True)
+        self.previous = widgets.Button(description=WORDS("previous"), layout=widgets.Layout(width="110px"))
+        self.next = widgets.Button(description=WORDS("next"), layout=widgets.Layout(width="110px"))
+        self.slider = widgets.IntSlider(min=1, max=1, value=1, description=WORDS("slider"), continuous_update=True)
         self.label = widgets.HTML()
-        self.legend = widgets.HTML(f'<span style="font-size:11px">{html.escape(LEGEND)}</span>')
+        self.legend = widgets.HTML(f'<span style="font-size:11px">{html.escape(legend())}</span>')
         self.body = widgets.HTML(layout=widgets.Layout(overflow="auto"))
         self.previous.add_class("looplab-prev")
         self.next.add_class("looplab-next")
@@ -510,7 +514,7 @@ class HistoryViewer(widgets.VBox):
     def _show(self) -> None:
         total = len(self.steps)
         if not total:
-            self.label.value = "<b>No model calls yet.</b>"
+            self.label.value = f"<b>{html.escape(WORDS('no_calls'))}</b>"
             self.body.value = ""
             return
         number = self.slider.value
@@ -524,18 +528,18 @@ class HistoryViewer(widgets.VBox):
     def static_text(self) -> str:
         total = len(self.steps)
         if not total:
-            return "History viewer: no model calls yet."
-        parts = [f"History viewer: {total} step(s). {LEGEND}"]
+            return WORDS("static_empty")
+        parts = [WORDS("static_head", total=total, legend=legend())]
         parts += [step_text(self.steps, i, self.labels) for i in range(total)]
         return "\n\n".join(parts)
 
     def static_html(self) -> str:
         total = len(self.steps)
         if not total:
-            return '<p class="looplab-static">History viewer: no model calls yet.</p>'
-        legend = f'<p class="looplab-legend">History viewer: {total} step(s). {html.escape(LEGEND)}</p>'
+            return f'<p class="looplab-static">{html.escape(WORDS("static_empty"))}</p>'
+        head = html.escape(WORDS("static_head", total=total, legend=legend()))
         parts = [step_html(self.steps, i, self.labels, standalone=False) for i in range(total)]
-        return STYLE + '<div class="looplab-static">' + legend + "<hr>".join(parts) + "</div>"
+        return STYLE + f'<div class="looplab-static"><p class="looplab-legend">{head}</p>' + "<hr>".join(parts) + "</div>"
 
     def static_bundle(self) -> dict:
         """The static rendering as an output's data: what shows where no widget runs."""
@@ -549,7 +553,7 @@ class HistoryViewer(widgets.VBox):
     def _repr_mimebundle_(self, **kwargs):
         """The widget's output: its view, and one line of text (the static output beside it has the rest)."""
         bundle = super()._repr_mimebundle_(**kwargs) or {}
-        bundle["text/plain"] = f"HistoryViewer({len(self.steps)} step(s))"
+        bundle["text/plain"] = WORDS("widget_text", total=len(self.steps))
         return bundle
 
     def __repr__(self) -> str:

@@ -166,7 +166,9 @@ def installed(tmp_path_factory):
 
 def test_the_wheel_ships_the_recordings_and_the_texts_and_leaves_the_repository_out(installed):
     names = set(zipfile.ZipFile(installed["wheel"]).namelist())
-    data = sorted((PACKAGE / "recordings").glob("*.json")) + sorted((PACKAGE / "checks" / "texts").glob("*.toml"))
+    data = sorted((PACKAGE / "recordings").glob("**/*.json")) + sorted((PACKAGE / "checks" / "texts").glob("*.toml"))
+    data += sorted((PACKAGE / "texts").glob("*.toml"))  # the words of the modules that are not checks
+    data += sorted((PACKAGE / "grade").glob("**/texts/*.toml"))  # the grader's words, in each language
     assert len(data) > 6
     for path in data:  # the recordings the scripted models replay, the catalogues the checks speak with
         assert path.relative_to(ROOT).as_posix() in names

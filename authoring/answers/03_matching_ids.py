@@ -31,7 +31,7 @@ def train_answer(request: dict) -> dict:
 
 ANSWERS = {
     "TRAIN_QUESTION": [
-        reply(text("I'll work out both months at once.", fr="Je calcule les deux mois d’un coup."),
+        reply(text("I'll work out both months at once.", fr="Je calcule les deux mois d'un coup."),
               calculator("37 * 23"), calculator("37 * 31")),
         train_answer,
     ],
@@ -49,7 +49,7 @@ ANSWERS = {
     ],
     # Three independent products at once, then the total, which needs their results.
     "SHOPPING_QUESTION": [
-        reply(text("Let me work out each kind of item.", fr="Je calcule chaque sorte d’article."),
+        reply(text("Let me work out each kind of item.", fr="Je calcule chaque sorte d'article."),
               calculator("3 * 4.75"), calculator("2 * 1.20"), calculator("5 * 0.85")),
         reply(text("Now the total.", fr="Maintenant, le total."), calculator("14.25 + 2.4 + 4.25")),
         reply(text("The notebooks cost 14.25 €, the pens 2.40 € and the stamps 4.25 €: 20.90 € in total.",

@@ -74,16 +74,17 @@ def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: s
             message = f"{report.situation}: {message}"
             hint = report.text(report.situation_key).hint or hint  # the point of this situation, not "fix the line"
         if not (failure.course_code_blind and (borrowed or (claims is not None and claims.borrowed))):
-            return CheckResult(number, exercise.title, 0, exercise.points, report.passed, message, hint, failure.kind)
+            return CheckResult(number, exercise.said_title, 0, exercise.points, report.passed, message, hint,
+                               failure.kind)
         # A situation the course's own version cannot pass from where it was called (it does not see what the check
         # set up in the learner's namespace), and it was called: the verdict is that, below.
     borrowed = borrowed + (claims.borrowed if claims is not None else [])
     if handed_in or borrowed:
         message = SAY.words("course_code" if handed_in else "course_code_called", name=exercise.name,
                             reference=exercise.reference.replace(":", "."))
-        return CheckResult(number, exercise.title, 0, exercise.points, [], message, SAY.text("course_code").hint,
+        return CheckResult(number, exercise.said_title, 0, exercise.points, [], message, SAY.text("course_code").hint,
                            COURSE_CODE)
-    return CheckResult(number, exercise.title, exercise.points, exercise.points, report.passed)
+    return CheckResult(number, exercise.said_title, exercise.points, exercise.points, report.passed)
 
 
 def _with_the_stub_left(result: CheckResult, cell: str | None, name: str) -> CheckResult | None:
@@ -133,7 +134,7 @@ class Progress:
                 result = results.get(exercise.id)
                 status = "status_not_checked" if result is None else (
                     "status_solved" if result.ok else "status_not_solved")
-                self.rows.append((exercise.id, exercise.title, result.points if result else 0, exercise.points,
+                self.rows.append((exercise.id, exercise.said_title, result.points if result else 0, exercise.points,
                                   SAY.words(status)))
         self.points, self.max_points = sum(row[2] for row in self.rows), sum(row[3] for row in self.rows)
 

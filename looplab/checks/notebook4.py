@@ -27,7 +27,7 @@ import anthropic
 from ..catalogue import catalogue
 from ..history import to_wire
 from ..client import MODEL
-from ..loop import MAX_TOKENS, SYSTEM_PROMPT
+from ..loop import MAX_TOKENS, system_prompt
 from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, calculator as calc, never_stops, reply, text, thinking, tool_use
@@ -87,8 +87,9 @@ def _first_request(report: Report, output: str, turn) -> None:
     report.require(sent.get("model") == MODEL and sent.get("max_tokens") == MAX_TOKENS, "request_settings",
                    model=sent.get("model"), max_tokens=sent.get("max_tokens"), expected_model=MODEL,
                    expected_tokens=MAX_TOKENS)
-    report.require(canonical_blocks(sent.get("system") or []) == canonical_blocks(SYSTEM_PROMPT), "default_system",
-                   system=sent.get("system"), expected=SYSTEM_PROMPT)
+    expected = system_prompt()  # in the notebook's language: the grader judges French and English notebooks
+    report.require(canonical_blocks(sent.get("system") or []) == canonical_blocks(expected), "default_system",
+                   system=sent.get("system"), expected=expected)
 
 
 def _error_flagged(report: Report, output: str, turn) -> None:

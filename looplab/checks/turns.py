@@ -24,7 +24,7 @@ import anthropic
 from ..catalogue import catalogue
 from ..client import MODEL
 from ..history import to_wire
-from ..loop import MAX_TOKENS, SYSTEM_PROMPT, tool_result
+from ..loop import MAX_TOKENS, system_prompt, tool_result
 from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, never_stops
@@ -205,7 +205,8 @@ def verify_requests(turn, report: Report) -> None:
         report.require(request.get("max_tokens") == MAX_TOKENS, "max_tokens_used", number=number,
                        value=request.get("max_tokens"), expected=MAX_TOKENS)
         system = request.get("system", ABSENT)
-        difference = first_difference(_plain(canonical_blocks(system)), SYSTEM_PROMPT, "system")
+        # the prompt in the notebook's language: the grader judges English and French notebooks alike
+        difference = first_difference(_plain(canonical_blocks(system)), system_prompt(), "system")
         if difference:
             raise report.failure("wrong_system" if system is not ABSENT else "no_system", number=number,
                                  difference=str(difference))

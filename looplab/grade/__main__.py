@@ -11,6 +11,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from .. import language
+from ..catalogue import words
 from .exports.asked import Asked, write_exports
 from .exports.canvas import DEFAULT_MISSING, MISSING
 from .exports.gradescope import VISIBILITIES
@@ -22,10 +24,11 @@ from .kernels.sandbox import ISOLATIONS, IsolationUnavailable, choose
 from .rows.class_gradebook import class_rows
 from .rows.class_results import duplicates
 from .rows.roster import RosterError, read_roster
-from .rows.unmatched import NOT_GRADED, UNMATCHED_FILE, MatchError, not_graded, read_matches
+from .rows.unmatched import WORDS as UNMATCHED_WORDS, UNMATCHED_FILE, MatchError, not_graded, read_matches
 from .shared.limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, KERNEL_MEMORY
 
 DEFAULT_OUT = "graded/grades.csv"
+WORDS = words(__file__)  # texts/__main__.toml: the closing line, in the report's language
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="run each kernel in a bubblewrap sandbox (bwrap: fail where it cannot run; auto, the "
                              "default: where it can, else say so first and grade without; none: never)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+    parser.add_argument("--lang", choices=language.LANGUAGES,
+                        help="the language of the gradebook's words, the table, the report and the exports (default: "
+                             "the notebooks' when they all agree, else en); each notebook is judged, and its feedback "
+                             "written, in its own language")
     exports = parser.add_argument_group("exports")
     exports.add_argument("--report", metavar="FILE", help="also write the class report, one HTML page, here")
     exports.add_argument("--canvas", metavar="FILE", help="also write a Canvas gradebook CSV here (needs --roster: Canvas's own gradebook "
@@ -103,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     options = GradingOptions(jobs=args.jobs, cell_timeout=args.cell_timeout, timeout=args.timeout,
                              forked=not args.plain_kernels, isolation=isolation,
                              feedback=Path(args.feedback) if args.feedback else None, progress=not args.quiet,
-                             one_learner=args.one_submission, single=bool(args.gradescope))
+                             one_learner=args.one_submission, single=bool(args.gradescope), lang=args.lang)
     try:
         result = grade(args.submissions, options)
     except UsageError as error:
@@ -112,6 +119,12 @@ def main(argv: list[str] | None = None) -> int:
         print("\nlooplab.grade: stopped; no gradebook written", file=sys.stderr)
         return 130
     elapsed = time.monotonic() - started
+    with language.using(result.language):  # the rows' language: every export and line below speaks it
+        return _written(args, result, roster, matches, isolation, elapsed)
+
+
+def _written(args, result, roster, matches, isolation, elapsed: float) -> int:
+    """The gradebook and the exports asked for, the notes and the table: what a run leaves."""
     rows, gradebook, graded = result.rows, result.rows, result.rows
     if roster is not None:
         rows, gradebook = class_rows(result.rows, roster)
@@ -123,16 +136,16 @@ def main(argv: list[str] | None = None) -> int:
     notes += [group.note() for group in result.identical]
     notes += [f"{row.learner} ({row.file}): {row.review}" for row in result.rows if row.review]
     unknown = not_graded(matches, graded)
-    notes += [NOT_GRADED.format(learners=", ".join(unknown))] if unknown else []
+    notes += [UNMATCHED_WORDS("not_graded", learners=", ".join(unknown))] if unknown else []
     notes += write_exports(asked, result.rows, result.feedback, roster, elapsed, isolation, result.identical, graded)
     for note in notes:
         print(f"looplab.grade: {note}", file=sys.stderr)
     if not args.quiet:
         graded = result.submissions
         print(summary_table(result.rows))
-        print(f"\n{graded} submission(s) graded in {elapsed:.1f} s ({elapsed / max(graded, 1):.2f} s each, "
-              f"--jobs {args.jobs}); gradebook: {args.out}"
-              + (f"; feedback: {args.feedback}/" if args.feedback else "")
+        print("\n" + WORDS("graded", graded=graded, elapsed=f"{elapsed:.1f}", each=f"{elapsed / max(graded, 1):.2f}",
+                           jobs=args.jobs, out=args.out)
+              + (WORDS("feedback", folder=args.feedback) if args.feedback else "")
               + "".join(f"; {name}: {path}" for name, path in asked.written()))
     return 130 if result.stopped else 0
 

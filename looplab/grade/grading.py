@@ -16,6 +16,8 @@ import signal
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .. import language
+from ..catalogue import words
 from .exports.feedback import write_feedback
 from .exports.terminal import GradingProgress
 from .judgement.judge import check_point
@@ -28,7 +30,9 @@ from .shared.limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
 from .shared.status import Status
 from .submissions.finding import Identical, Submission, collect, identical, not_theirs, submission_order
 from .submissions.plan import plan_run
-from .submissions.reading import NOT_THEIRS, load_course, read_submission
+from .submissions.reading import WORDS as READING_WORDS, language_of, load_course, read_submission, spoken
+
+WORDS = words(__file__)  # texts/grading.toml: the notes and rows of a run that did not end as it should
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,9 @@ class GradingOptions:
     # whatever its files are named); `single`: paths holding several learners are refused (a class folder).
     one_learner: bool = False
     single: bool = False
+    # The language of the gradebook, the notes and the exports (--lang); None: the notebooks' when they all
+    # agree, else English. Each notebook is still judged, and its feedback written, in its own language.
+    lang: str | None = None
 
 
 @dataclass
@@ -54,6 +61,7 @@ class GradingResult:
     stopped: bool = False  # interrupted (Ctrl-C, SIGTERM): the submissions not graded have a row saying so
     feedback: dict[str, Path] = field(default_factory=dict)  # a submission's file -> its feedback notebook
     identical: list[Identical] = field(default_factory=list)  # byte-identical submissions of different learners
+    language: str = language.SOURCE  # the language of the rows' words (the exports are written in it)
 
 
 class UsageError(Exception):
@@ -97,43 +105,65 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
         roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
         if options.feedback is not None and inside(options.feedback, roots):
             raise UsageError("--feedback must be outside the submissions: they are never written to")
-        progress = GradingProgress(len(submissions)) if options.progress else None
-        taken: dict[Path, str] = {}  # feedback files written -> the submission's file
+    except BaseException:
+        await _close(grader, template)
+        raise
+    # The rows, the notes and (the command line's) exports speak the report's language; each notebook is
+    # judged, and its feedback written, in its own (grade_submission).
+    with language.using(options.lang or agreed_language(submissions)):
+        return await _grade_all(submissions, course, options, grader, template)
 
-        graded: dict[int, list[Row]] = {}  # by the submission's place in `submissions`, as each is done
 
-        async def one(index: int, submission: Submission) -> None:
-            try:
-                graded[index] = await grade_submission(submission, course, grader, options.feedback, taken)
-            except Exception as error:  # the grader's own failure: this submission's row says so, the others go on
-                graded[index] = [one_row(submission, Status.GRADER_ERROR, f"{type(error).__name__}: {error}")]
-            if progress:
-                progress.update(f"{submission.learner}: {submission.file}")
+async def _close(grader: Grader, template: asyncio.Task) -> None:
+    """The template started, the kernels and temporary folders gone; a failure to clean up is a note."""
+    if not template.done():
+        await asyncio.gather(template, return_exceptions=True)
+    try:
+        await grader.close()
+    except Exception as error:
+        grader.notes.append(WORDS("failed_to_clean_up", error=f"{type(error).__name__}: {error}"))
 
-        stopped = False
-        not_graded = "not graded: the grader was stopped before it"
-        try:  # each notebook waits for a free slot: the first ones start as soon as one slot is ready
-            await asyncio.gather(*(one(index, submission) for index, submission in enumerate(submissions)))
-            await template
-        except (asyncio.CancelledError, KeyboardInterrupt):  # the gradebook is still written, with what was graded
-            stopped = True
-            grader.notes.append(f"stopped before the end: {len(graded)} of {len(submissions)} submission(s) graded")
-        except Exception as error:  # the grader itself failed: still a gradebook, every row it has
-            not_graded = f"not graded: the grader failed before it ({type(error).__name__}: {error})"
-            grader.notes.append(f"the grader failed: {len(graded)} of {len(submissions)} submission(s) graded")
-    finally:  # whatever happened, the gradebook gets every row graded so far (and a row for each of the rest)
-        if not template.done():
-            await asyncio.gather(template, return_exceptions=True)
+
+async def _grade_all(submissions: list[Submission], course: dict, options: GradingOptions, grader: Grader,
+                     template: asyncio.Task) -> GradingResult:
+    progress = GradingProgress(len(submissions)) if options.progress else None
+    taken: dict[Path, str] = {}  # feedback files written -> the submission's file
+    graded: dict[int, list[Row]] = {}  # by the submission's place in `submissions`, as each is done
+
+    async def one(index: int, submission: Submission) -> None:
         try:
-            await grader.close()
-        except Exception as error:
-            grader.notes.append(f"the grader failed to clean up: {type(error).__name__}: {error}")
+            graded[index] = await grade_submission(submission, course, grader, options.feedback, taken)
+        except Exception as error:  # the grader's own failure: this submission's row says so, the others go on
+            graded[index] = [one_row(submission, Status.GRADER_ERROR, f"{type(error).__name__}: {error}")]
+        if progress:
+            progress.update(f"{submission.learner}: {submission.file}")
+
+    stopped = False
+    not_graded = WORDS("stopped_before_it")
+    try:  # each notebook waits for a free slot: the first ones start as soon as one slot is ready
+        await asyncio.gather(*(one(index, submission) for index, submission in enumerate(submissions)))
+        await template
+    except (asyncio.CancelledError, KeyboardInterrupt):  # the gradebook is still written, with what was graded
+        stopped = True
+        grader.notes.append(WORDS("stopped_before_the_end", graded=len(graded), total=len(submissions)))
+    except Exception as error:  # the grader itself failed: still a gradebook, every row it has
+        not_graded = WORDS("failed_before_it", error=f"{type(error).__name__}: {error}")
+        grader.notes.append(WORDS("grader_failed", graded=len(graded), total=len(submissions)))
+    finally:  # whatever happened, the gradebook gets every row graded so far (and a row for each of the rest)
+        await _close(grader, template)
     rows = [row for index, submission in enumerate(submissions) for row in graded.get(index) or [
         one_row(submission, Status.GRADER_ERROR, not_graded)]]
-    grader.notes += [f"{submission.file}: {NOT_THEIRS.format(learner=submission.named_after)}"
+    grader.notes += [f"{submission.file}: {READING_WORDS('not_theirs', learner=submission.named_after)}"
                      for submission in submissions if submission.named_after]
     return GradingResult(rows, len(graded), grader.notes, feedback={file: target for target, file in taken.items()},
-                         stopped=stopped, identical=identical(submissions, {row.file for row in rows if row.points}))
+                         stopped=stopped, identical=identical(submissions, {row.file for row in rows if row.points}),
+                         language=language.current())
+
+
+def agreed_language(submissions: list[Submission]) -> str:
+    """The notebooks' language when every readable one speaks it (an all-French class: French), else English."""
+    said = {language_of(submission) for submission in submissions} - {None}
+    return said.pop() if len(said) == 1 else language.SOURCE
 
 
 def for_one_submission(submissions: list[Submission], options: GradingOptions) -> list[Submission]:
@@ -155,16 +185,21 @@ def for_one_submission(submissions: list[Submission], options: GradingOptions) -
 
 async def grade_submission(submission: Submission, course: dict, grader: Grader, feedback: Path | None,
                            taken: dict[Path, str]) -> list[Row]:
-    """The rows of one submission; every submission gets its rows, even when the grader fails."""
+    """The rows of one submission, in the current language (the report's); every submission gets its rows,
+    even when the grader fails. The notebook is run and judged in its own language (metadata `looplab.lang`:
+    its kernel, the checks' words, its feedback notebook), so a French notebook in an English class reads
+    French and earns the same points."""
     try:
         notebook, identified = read_submission(submission, course)
         plan = plan_run(submission, notebook, identified)
         plan.cell_limit, plan.total_limit = grader.cell_timeout, grader.timeout
-        outcome = await grader.run(plan)
-        rows = rows_for(plan, outcome)
+        plan.language = spoken(notebook)
+        with language.using(plan.language):  # the judge's threads copy this task's context, its language too
+            outcome = await grader.run(plan)
+            if feedback is not None:
+                write_feedback(feedback, plan, outcome, rows_for(plan, outcome), taken)
+        rows = rows_for(plan, outcome)  # again in the report's language (a check's message stays the learner's)
         flag_reference_text(plan.original, plan.course, rows)
-        if feedback is not None:
-            write_feedback(feedback, plan, outcome, rows, taken)
         return rows
     except Ungradable as reason:
         return [one_row(submission, reason.status, reason.message, reason.notebook)]

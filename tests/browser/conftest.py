@@ -101,11 +101,13 @@ class Lab:
             return "(no server log)"
         return "\n".join(text.splitlines()[-lines:])
 
-    def add_notebook(self, source):
-        """Copy a notebook into the served folder; returns its name there."""
+    def add_notebook(self, source, folder=""):
+        """Copy a notebook into the served folder (or a subfolder of it: French notebooks share the English
+        ones' names); returns its path there."""
         source = Path(source)
-        shutil.copy(source, self.root_dir / source.name)
-        return source.name
+        (self.root_dir / folder).mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, self.root_dir / folder / source.name)
+        return f"{folder}/{source.name}" if folder else source.name
 
 
 def _wait_until_ready(lab):
@@ -336,8 +338,8 @@ def open_and_run_all(page, lab, notebook):
 def run_notebook(jupyter_lab):
     """run_notebook(page, path): copy the notebook into the server's folder, open it, run all cells."""
 
-    def run(page, path):
-        return open_and_run_all(page, jupyter_lab, jupyter_lab.add_notebook(path))
+    def run(page, path, folder=""):
+        return open_and_run_all(page, jupyter_lab, jupyter_lab.add_notebook(path, folder))
 
     return run
 
@@ -369,8 +371,8 @@ def run_all_to_the_end(jupyter_lab):
     Fails if the run does not reach the last code cell (a cell that raised stopped it).
     """
 
-    def run(page, path):
-        notebook = jupyter_lab.add_notebook(path)
+    def run(page, path, folder=""):
+        notebook = jupyter_lab.add_notebook(path, folder)
         page.goto(jupyter_lab.url(f"/lab/tree/{notebook}?reset"))
         page.wait_for_function(_KERNEL_IDLE, arg=notebook, timeout=60_000, polling=200)
         page.evaluate(_RUN_ALL, notebook)

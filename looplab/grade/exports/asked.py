@@ -14,7 +14,7 @@ from pathlib import Path
 from ..kernels.sandbox import Isolation
 from ..rows.class_gradebook import wide_table
 from ..rows.roster import Roster
-from ..rows.unmatched import NOT_MATCHED, unmatched_table
+from ..rows.unmatched import WORDS as UNMATCHED_WORDS, unmatched_table
 from ..rows.unmatched import COLUMNS as UNMATCHED_COLUMNS
 from ..shared.gradebook import Row
 from ..submissions.finding import Identical
@@ -56,7 +56,8 @@ def write_exports(asked: Asked, rows: list[Row], feedback: dict[str, Path], rost
         if table and asked.unmatched:
             write_csv_rows(Path(asked.unmatched), UNMATCHED_COLUMNS, table, byte_order_mark=True)
         if not_on_roster:
-            notes.append(NOT_MATCHED.format(learners=", ".join(not_on_roster), path=asked.unmatched or "unmatched.csv"))
+            notes.append(UNMATCHED_WORDS("not_matched", learners=", ".join(not_on_roster),
+                                         path=asked.unmatched or "unmatched.csv"))
     if asked.wide:
         header, table = wide_table(rows, roster)
         write_csv_rows(Path(asked.wide), header, table)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...catalogue import words
 from ...course import COURSE, Course, Notebook
 from ..rows.class_gradebook import keyed_to_roster
 from ..rows.class_results import counted, max_points
@@ -38,15 +39,15 @@ POINTS_POSSIBLE_LABEL = f"    {POINTS_POSSIBLE}"  # indented, as Canvas's own ex
 MISSING = {"zero": 0, "blank": ""}  # --canvas-missing: a notebook not handed in, in the Canvas file
 DEFAULT_MISSING = "zero"
 
-# The words of this module (a later issue moves them into translation catalogues).
-CLASS_LIST_WARNING = ("--canvas with a class list as the roster ({path}): its id goes into both of Canvas's id columns "
-                      "(ID and SIS User ID) and its e-mail into SIS Login ID, which Canvas's import may not recognise; "
-                      "give Canvas's own gradebook export (Grades > Export) as --roster")
+# The words of this module (texts/canvas.toml), in the report's language. The file's own words are Canvas's and
+# stay as Canvas reads them: its column names (Student, ID, SIS User ID...), "Points Possible", the assignments.
+WORDS = words(__file__)
+CLASS_LIST_WARNING = WORDS.rows["class_list"]["en"]  # the English, as tests read it
 
 
 def class_list_warning(roster: Roster, path: str) -> list[str]:
     """The warning for a Canvas file written from a class list, not Canvas's own export; [] for an export."""
-    return [CLASS_LIST_WARNING.format(path=path)] if roster.kind == CLASS_LIST else []
+    return [WORDS("class_list", path=path)] if roster.kind == CLASS_LIST else []
 
 
 def column_name(notebook: Notebook, roster: Roster) -> str:

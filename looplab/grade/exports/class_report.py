@@ -35,6 +35,8 @@ from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
+from ... import language
+from ...catalogue import words
 from ...course import COURSE, Course, Exercise, Notebook
 from ..rows.class_results import Handed, counted, max_points, ungraded
 from ..shared.gradebook import Row
@@ -54,9 +56,7 @@ KINDS = {
     Status.KERNEL_DIED: "broken",
     Status.COURSE_CODE: "tampered",
 }
-LEGEND = [("solved", "solved"), ("failed", "not solved"), ("stub", "not written yet"),
-          ("broken", "not defined, syntax error, stopped, kernel died"), ("tampered", "the course's own code"),
-          ("other", "could not be graded"), ("missing", "not handed in")]
+LEGEND = ["solved", "failed", "stub", "broken", "tampered", "other", "missing"]  # each class's words: legend_<class>
 
 STYLE = """
 body { font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px; color: #1a1a1a; }
@@ -110,11 +110,13 @@ ul.review li { margin: 0 0 6px; }
 """.strip()
 
 
-# Each status's template as a pattern, each {placeholder} matching anything; where several match
-# ("stopped: {stops}" matches every "stopped: ..."), the longest fixed text wins, so they are tried in
-# that order: "stopped: the notebook ran past the total limit (8 s)" is NOTEBOOK_STOPPED.
-STATUS_PATTERNS = [(status, re.compile(re.sub(r"\\\{\w+\\\}", ".+", re.escape(status.template)), re.DOTALL))
-                   for status in sorted(Status, key=lambda s: len(re.sub(r"\{\w+\}", "", s.template)), reverse=True)]
+# Each status's template, in every language of the course, as a pattern, each {placeholder} matching anything;
+# where several match ("stopped: {stops}" matches every "stopped: ..."), the longest fixed text wins, so they are
+# tried in that order: "stopped: the notebook ran past the total limit (8 s)" is NOTEBOOK_STOPPED.
+STATUS_PATTERNS = [(status, re.compile(re.sub(r"\\\{\w+\\\}", ".+", re.escape(template)), re.DOTALL))
+                   for status, template in sorted(((status, template) for status in Status
+                                                   for template in dict.fromkeys(status.templates())),
+                                                  key=lambda pair: len(re.sub(r"\{\w+\}", "", pair[1])), reverse=True)]
 
 
 def status_of(text: str) -> Status | None:
@@ -129,7 +131,7 @@ def kind(row: Row) -> str:
 
 def short_label(status: str) -> str:
     """A status in a grid cell: "stopped: cell 4 ran past the 5 s limit" -> "stopped"."""
-    return status.split(":")[0].split(" (")[0]
+    return status.split(":")[0].split(" (")[0].strip()
 
 
 @dataclass
@@ -152,35 +154,9 @@ def failures(exercise: Exercise, handed: list[Handed]) -> list[Failure]:
     return [Failure(status, message, learners) for (status, message), learners in ranked]
 
 
-# The words of the page (a later issue moves them into translation catalogues).
-WORDS = {
-    "stuck": "Which exercise is the class stuck on?",
-    "help": "Who needs help?",
-    "worst_first": "worst first",
-    "course_order": "course order",
-    "lowest_first": "lowest score first",
-    "name_order": "by name",
-    "solved_of": "{solved}/{graded} solved",
-    "no_graded": "no notebook graded",
-    "everyone_solved": "everyone solved it",
-    "most_hit": "{count}× {status}",
-    "not_on_roster_mark": "not on the roster",
-    "nothing_handed_in": "nothing handed in",
-    "students": "{students} student(s) on the roster, {handed} handed something in",
-    "strangers": "; {count} learner(s) not on the roster",
-    "learners": "{learners} learner(s)",
-    "graded": "; {graded} notebook(s) graded. A cell of the grid links to the learner's feedback notebook when the "
-              "grader wrote one; hover it for the full message.",
-    "not_on_roster": "Not on the roster: {names}",
-    "not_on_roster_canvas": "Not on the roster (left out of the Canvas file; say who they are in unmatched.csv and "
-                            "grade again with --match): {names}",
-    "without_submission": "On the roster, nothing handed in: {names}",
-    "review_heading": "To review: the course's reference code typed in",
-    "review_intro": "These exercises' cells hold a large piece of the course's own reference code, with names and "
-                    "formatting changed (no honest answer shares that much). Their points stand: ask the learner.",
-    "review_mark": "⚑ review",
-    "review_note": "{count} exercise(s) to review: the course's reference code typed in",
-}
+# The words of the page (texts/class_report.toml), in the report's language (--lang; the command line writes
+# the exports inside `language.using`).
+WORDS = words(__file__)
 
 
 @dataclass
@@ -200,9 +176,10 @@ class ClassReport:
     """The page, built from the rows, the links to the feedback notebooks, and optionally the roster."""
 
     def __init__(self, rows: list[Row], links: dict[str, str] | None = None, roster=None,
-                 course: Course = COURSE, title: str = "Class report", identical: list[Identical] = (),
+                 course: Course = COURSE, title: str | None = None, identical: list[Identical] = (),
                  canvas: bool = False):
-        self.rows, self.links, self.title, self.identical = rows, links or {}, title, list(identical)
+        self.rows, self.links, self.identical = rows, links or {}, list(identical)
+        self.title = title or WORDS("title")
         self.roster, self.canvas = roster, canvas
         self.learners = counted(rows, course)
         stems = {stem for handed_in in self.learners.values() for stem in handed_in}
@@ -240,14 +217,15 @@ class ClassReport:
         handed = self.learners.get(learner, {}).get(notebook.stem)
         data = f'data-learner="{escape(learner)}" data-exercise="{exercise.id}"'
         if handed is None:
-            return (f'<td class="cell missing" {data} data-status="not handed in" '
-                    f'title="{escape(learner)} · {exercise.id}: not handed in">—</td>')
+            missing = WORDS("legend_missing")
+            return (f'<td class="cell missing" {data} data-status="{escape(missing)}" '
+                    f'title="{escape(learner)} · {exercise.id}: {escape(missing)}">—</td>')
         row, points = handed.row(exercise.id), handed.points_for(exercise.id)
         tip = f"{learner} · {exercise.id} {exercise.title}: {row.status}" + (f"\n{row.message}" if row.message else "")
         flagged = row.exercise == exercise.id and bool(row.review)
         if flagged:
             tip += f"\n{row.review}"
-        mark = f'<i class="review-mark">{escape(WORDS["review_mark"])}</i>' if flagged else ""
+        mark = f'<i class="review-mark">{escape(WORDS("review_mark"))}</i>' if flagged else ""
         inner = f"<b>{points}/{exercise.points}</b>{escape(short_label(row.status))}{mark}"
         review = ' data-review="yes"' if flagged else ""
         return (f'<td class="cell {kind(row)}" {data} data-status="{escape(row.status)}"{review} title="{escape(tip)}">'
@@ -276,13 +254,15 @@ class ClassReport:
             body.append(f'<tr data-learner="{escape(learner)}"><th class="learner" scope="row">'
                         f'{escape(self.shown_name(learner))}</th>{cells}<td class="total">{total}/{maximum}</td></tr>')
         rates = "".join(self.pass_rate(notebook, exercise) for notebook, exercise in exercises)
-        return (f'<table class="grid"><thead><tr><th rowspan="2">learner</th>{top}<th rowspan="2">points</th></tr>'
+        return (f'<table class="grid"><thead><tr><th rowspan="2">{escape(WORDS("learner"))}</th>{top}'
+                f'<th rowspan="2">{escape(WORDS("points"))}</th></tr>'
                 f"<tr>{second}</tr></thead><tbody>{''.join(body)}</tbody>"
-                f'<tfoot><tr><th class="learner" scope="row">pass rate</th>{rates}<td></td></tr></tfoot></table>')
+                f'<tfoot><tr><th class="learner" scope="row">{escape(WORDS("pass_rate"))}</th>{rates}<td></td></tr>'
+                "</tfoot></table>")
 
     def legend(self) -> str:
-        return '<p class="legend">' + "".join(f'<span class="{css}">{escape(words)}</span>'
-                                              for css, words in LEGEND) + "</p>"
+        return '<p class="legend">' + "".join(f'<span class="{css}">{escape(WORDS(f"legend_{css}"))}</span>'
+                                              for css in LEGEND) + "</p>"
 
     # --- the first screen: the two questions ---------------------------------------------------------
 
@@ -291,14 +271,14 @@ class ClassReport:
         solved = sum(one.solved(exercise.id) for one in handed)
         ranked = failures(exercise, handed)
         width = round(100 * solved / len(handed)) if handed else 0
-        counts = WORDS["solved_of"].format(solved=solved, graded=len(handed)) if handed else WORDS["no_graded"]
+        counts = WORDS("solved_of", solved=solved, graded=len(handed)) if handed else WORDS("no_graded")
         if ranked:
             top = ranked[0]
             message = top.message.removeprefix(f"{top.status}: ")  # "not written yet: not written yet: ..." once
-            said = WORDS["most_hit"].format(count=len(top.learners), status=top.status)
+            said = WORDS("most_hit", count=len(top.learners), status=top.status)
             detail = f"{said}: {message}" if message else said
         else:
-            detail = WORDS["everyone_solved"] if handed else ""
+            detail = WORDS("everyone_solved") if handed else ""
         return (f'<tr data-exercise="{exercise.id}" data-solved="{solved}" data-graded="{len(handed)}">'
                 f'<th scope="row"><a href="#exercise-{exercise.id}">{exercise.id}</a></th>'
                 f'<td class="what" title="{escape(notebook.title)}">{escape(exercise.title)}</td>'
@@ -331,11 +311,11 @@ class ClassReport:
 
     def learner_line(self, standing: Standing) -> str:
         width = round(100 * standing.points / standing.maximum) if standing.maximum else 0
-        marks = [] if standing.on_roster else [WORDS["not_on_roster_mark"]]
+        marks = [] if standing.on_roster else [WORDS("not_on_roster_mark")]
         if standing.learner not in self.learners:
-            marks.append(WORDS["nothing_handed_in"])
+            marks.append(WORDS("nothing_handed_in"))
         if any(row.review for row in self.rows if row.learner == standing.learner):
-            marks.append(WORDS["review_mark"])
+            marks.append(WORDS("review_mark"))
         note = f'<small>{escape(" · ".join(marks))}</small>' if marks else ""
         return (f'<tr data-learner="{escape(standing.learner)}" data-points="{standing.points}">'
                 f'<th scope="row">{escape(standing.name)} {note}</th>'
@@ -357,17 +337,17 @@ class ClassReport:
         standings = self.standings()
         by_score = sorted(standings, key=lambda one: (one.points, one.solved, one.name.casefold()))
         by_name = sorted(standings, key=lambda one: one.name.casefold())
-        stuck = (self.view("exercises-in-course-order", True, (WORDS["worst_first"], "exercises"),
-                           WORDS["course_order"], in_order, "rates")
-                 + self.view("exercises", False, (WORDS["course_order"], "exercises-in-course-order"),
-                             WORDS["worst_first"], exercises, "rates"))
-        helping = (self.view("learners-by-name", True, (WORDS["lowest_first"], "learners"), WORDS["name_order"],
+        stuck = (self.view("exercises-in-course-order", True, (WORDS("worst_first"), "exercises"),
+                           WORDS("course_order"), in_order, "rates")
+                 + self.view("exercises", False, (WORDS("course_order"), "exercises-in-course-order"),
+                             WORDS("worst_first"), exercises, "rates"))
+        helping = (self.view("learners-by-name", True, (WORDS("lowest_first"), "learners"), WORDS("name_order"),
                              [self.learner_line(one) for one in by_name], "standings")
-                   + self.view("learners", False, (WORDS["name_order"], "learners-by-name"), WORDS["lowest_first"],
+                   + self.view("learners", False, (WORDS("name_order"), "learners-by-name"), WORDS("lowest_first"),
                                [self.learner_line(one) for one in by_score], "standings"))
-        return (f'<div class="answers"><section class="question" id="stuck-question"><h2>{escape(WORDS["stuck"])}</h2>'
+        return (f'<div class="answers"><section class="question" id="stuck-question"><h2>{escape(WORDS("stuck"))}</h2>'
                 f'<div class="views">{stuck}</div></section>'
-                f'<section class="question" id="help-question"><h2>{escape(WORDS["help"])}</h2>'
+                f'<section class="question" id="help-question"><h2>{escape(WORDS("help"))}</h2>'
                 f'<div class="views">{helping}</div></section></div>')
 
     # --- below the fold ----------------------------------------------------------------------------------
@@ -380,10 +360,11 @@ class ClassReport:
                 ranked = failures(exercise, handed)
                 solved = sum(one.solved(exercise.id) for one in handed)
                 heading = (f'<h3 id="exercise-{exercise.id}">{exercise.id} {escape(exercise.title)} '
-                           f"<small>({escape(notebook.title)}): {solved}/{len(handed)} solved</small></h3>")
+                           f"<small>{escape(WORDS('heading_counts', notebook=notebook.title, solved=solved, graded=len(handed)))}"
+                           "</small></h3>")
                 if not ranked:
-                    parts.append(heading + f'<p class="all-solved" data-exercise="{exercise.id}">Everyone whose '
-                                 "notebook was graded solved it.</p>")
+                    parts.append(heading + f'<p class="all-solved" data-exercise="{exercise.id}">'
+                                 f"{escape(WORDS('all_solved'))}</p>")
                     continue
                 items = []
                 for failure in ranked:
@@ -391,7 +372,7 @@ class ClassReport:
                     count = len(failure.learners)
                     message = f'<span class="message">{escape(failure.message)}</span>' if failure.message else ""
                     items.append(f'<li data-count="{count}" data-status="{escape(failure.status)}">'
-                                 f'<span class="count">{count} learner{"s" if count != 1 else ""}</span> · '
+                                 f'<span class="count">{escape(WORDS("one_learner" if count == 1 else "learners_count", count=count))}</span> · '
                                  f'{escape(failure.status)}{message}<span class="who">{who}</span></li>')
                 parts.append(heading + f'<ol class="stuck" data-exercise="{exercise.id}">{"".join(items)}</ol>')
         return "".join(parts)
@@ -402,17 +383,17 @@ class ClassReport:
             return ""
         lines = "".join(f"<tr><th>{escape(row.learner)}</th><td>{escape(row.file)}</td><td>{escape(row.status)}</td>"
                         f"<td>{escape(row.message)}</td></tr>" for row in broken)
-        return ('<h2>Submissions that could not be graded</h2><table class="ungraded">'
-                f"<tr><th>learner</th><th>file</th><th>status</th><th>why</th></tr>{lines}</table>")
+        head = "".join(f"<th>{escape(WORDS(key))}</th>" for key in ("learner", "file", "status", "why"))
+        return (f'<h2>{escape(WORDS("ungraded"))}</h2><table class="ungraded">'
+                f"<tr>{head}</tr>{lines}</table>")
 
     def identical_files(self) -> str:
         if not self.identical:
             return ""
         items = "".join("<li>" + ", ".join(f"{escape(learner)} <small>({escape(file)})</small>"
                                            for learner, file in group.copies) + "</li>" for group in self.identical)
-        return ('<h2 id="identical">Identical submissions</h2><p>Files with the same bytes, handed in by different '
-                "learners (a copy, or a hard link). The grader cannot tell who copied whom: each keeps the rows it "
-                f'earned.</p><ul class="identical">{items}</ul>')
+        return (f'<h2 id="identical">{escape(WORDS("identical"))}</h2><p>{escape(WORDS("identical_intro"))}</p>'
+                f'<ul class="identical">{items}</ul>')
 
     def flagged(self) -> list[Row]:
         return [row for row in self.rows if row.review]
@@ -424,45 +405,44 @@ class ClassReport:
         items = "".join(f'<li data-learner="{escape(row.learner)}" data-exercise="{escape(row.exercise)}">'
                         f"<b>{escape(self.shown_name(row.learner))}</b>, {escape(row.exercise)} "
                         f"<small>({escape(row.file)})</small>: {escape(row.review)}</li>" for row in flagged)
-        return (f'<h2 id="review">{escape(WORDS["review_heading"])}</h2><p>{escape(WORDS["review_intro"])}</p>'
+        return (f'<h2 id="review">{escape(WORDS("review_heading"))}</h2><p>{escape(WORDS("review_intro"))}</p>'
                 f'<ul class="review">{items}</ul>')
 
     def roster_notes(self) -> str:
         notes = []
         if self.not_on_roster:
-            words = WORDS["not_on_roster_canvas" if self.canvas else "not_on_roster"]
-            notes.append(f'<p class="note" id="not-on-roster">'
-                         f"{escape(words.format(names=', '.join(self.not_on_roster)))}</p>")
+            words = WORDS("not_on_roster_canvas" if self.canvas else "not_on_roster", names=", ".join(self.not_on_roster))
+            notes.append(f'<p class="note" id="not-on-roster">{escape(words)}</p>')
         if self.without_submission:
             names = ", ".join(self.shown_name(name) for name in self.without_submission)
             notes.append(f'<p class="note" id="without-submission">'
-                         f"{escape(WORDS['without_submission'].format(names=names))}</p>")
+                         f"{escape(WORDS('without_submission', names=names))}</p>")
         if self.flagged():
             notes.append(f'<p class="note"><a href="#review">'
-                         f"{escape(WORDS['review_note'].format(count=len(self.flagged())))}</a></p>")
+                         f"{escape(WORDS('review_note', count=len(self.flagged())))}</a></p>")
         return "".join(notes)
 
     def summary(self) -> str:
         graded = sum(handed.graded for handed_in in self.learners.values() for handed in handed_in.values())
         if self.roster is not None:
             students = len(self.roster.students)
-            counted = WORDS["students"].format(students=students, handed=students - len(self.without_submission))
+            counted = WORDS("students", students=students, handed=students - len(self.without_submission))
             if self.not_on_roster:
-                counted += WORDS["strangers"].format(count=len(self.not_on_roster))
+                counted += WORDS("strangers", count=len(self.not_on_roster))
         else:
-            counted = WORDS["learners"].format(learners=len(self.names))
-        return counted + WORDS["graded"].format(graded=graded)
+            counted = WORDS("learners_summary", learners=len(self.names))
+        return counted + WORDS("graded", graded=graded)
 
     def html(self) -> str:
         return (
-            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<!DOCTYPE html>\n<html lang="{language.current()}"><head><meta charset="utf-8">'
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f'<meta name="viewport" content="width=device-width"><title>{escape(self.title)}</title>'
             f"<style>\n{STYLE}\n</style></head>\n<body>\n"
             f'<h1>{escape(self.title)}</h1><p class="summary">{escape(self.summary())}</p>{self.roster_notes()}\n'
             f"{self.answers()}\n"
-            f"<h2>Learners × exercises</h2>{self.legend()}{self.grid()}\n"
-            f'<h2 id="stuck">Where is the class stuck?</h2>{self.stuck()}\n{self.ungraded()}\n'
+            f"<h2>{escape(WORDS('grid'))}</h2>{self.legend()}{self.grid()}\n"
+            f'<h2 id="stuck">{escape(WORDS("where_stuck"))}</h2>{self.stuck()}\n{self.ungraded()}\n'
             f"{self.reviews()}{self.identical_files()}</body></html>\n"
         )
 

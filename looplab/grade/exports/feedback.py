@@ -12,11 +12,16 @@ import re
 import uuid
 from pathlib import Path
 
+from ...catalogue import words
 from ..kernels.outcome import Outcome
 from ..kernels.outputs import capped_outputs
 from ..shared.gradebook import Row
 from ..submissions.plan import GraderCell, Plan
 
+
+# The grade cell's words (texts/feedback.toml), in the notebook's own language: grading.py writes the
+# feedback inside `language.using(<the notebook's language>)`.
+WORDS = words(__file__)
 
 # What markdown reads, within a line, as formatting, a link or image (its `[`), a table's border or math
 # (Jupyter renders `$...$`): each gets a backslash, so a learner's name or an error's text shows as it is
@@ -53,19 +58,20 @@ def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
     total = sum(r.points for r in rows)
     maximum = sum(r.max_points or 0 for r in rows)
     lines = [
-        "## Grade (looplab grader)",
+        WORDS("heading"),
         "",
-        f"**{markdown_text(plan.submission.learner)} · {markdown_text(plan.course.stem)}: {total}/{maximum} points**",
+        "**" + WORDS("total", learner=markdown_text(plan.submission.learner), notebook=markdown_text(plan.course.stem),
+                     points=total, maximum=maximum) + "**",
         "",
-        "| exercise | points | status | details |",
+        WORDS("columns"),
         "|---|---|---|---|",
     ]
     titles = {e.id: e.title for e in plan.course.exercises}
     for r in rows:
-        details = r.message + (f" (hint: {r.hint})" if r.hint else "")
+        details = r.message + (WORDS("hint", hint=r.hint) if r.hint else "")
         lines.append(f"| {markdown_text(r.exercise)} {markdown_text(titles.get(r.exercise, ''))} | "
                      f"{r.points}/{r.max_points} | {markdown_text(r.status)} | {markdown_text(details)} |")
-    lines += ["", "Graded in a fresh kernel, offline; only the grader's own run of the official checks counts."]
+    lines += ["", WORDS("how")]
     cells.append(nbformat.v4.new_markdown_cell("\n".join(lines)))
     notebook = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(executed.metadata))
     notebook.metadata.pop("widgets", None)

@@ -21,13 +21,15 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from ...catalogue import words
 from ...course import COURSE, Course
 from ..rows.class_results import counted, duplicates, ungraded
 from ..shared.gradebook import Row
 
 VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
-FOOTNOTE = ("Graded offline, each notebook from top to bottom in a fresh kernel; only the grader's own run "
-            "of the official checks counts.")
+# The words a learner reads in Gradescope (texts/gradescope.toml), in the report's language (the upload's, by
+# default); Gradescope's own fields ("passed", "failed", the visibilities) are its format, never translated.
+WORDS = words(__file__)
 
 
 def _output(row: Row) -> str:
@@ -37,7 +39,7 @@ def _output(row: Row) -> str:
         said = row.message or row.status
     else:
         said = f"{row.status}: {row.message}"
-    return f"{said}\nhint: {row.hint}" if row.hint else said
+    return said + "\n" + WORDS("hint", hint=row.hint) if row.hint else said
 
 
 def one_submission(rows: list[Row]) -> list[Row]:
@@ -50,8 +52,8 @@ def one_submission(rows: list[Row]) -> list[Row]:
 def copies_note(rows: list[Row], course: Course) -> list[str]:
     """A line per notebook handed in more than once: which copy counted."""
     titles = {notebook.stem: notebook.title for notebook in course.notebooks}
-    return [f"{titles.get(copy.notebook, copy.notebook)} was handed in {len(copy.ignored) + 1} times: only the last "
-            f"copy counts ({Path(copy.counted).name}); not counted: {', '.join(Path(f).name for f in copy.ignored)}."
+    return [WORDS("copies", notebook=titles.get(copy.notebook, copy.notebook), count=len(copy.ignored) + 1,
+                  counted=Path(copy.counted).name, ignored=", ".join(Path(f).name for f in copy.ignored))
             for copy in duplicates(rows, course)]
 
 
@@ -84,8 +86,8 @@ def results(rows: list[Row], execution_time: float = 0, visibility: str = "visib
     score = sum(test["score"] for test in tests)
     maximum = sum(test["max_score"] for test in tests)
     handed = len({handed.notebook.stem for handed_in in counted(rows, course).values() for handed in handed_in.values()})
-    summary = (f"{score}/{maximum} points, {handed} notebook(s) graded. {FOOTNOTE}" if tests
-               else "No notebook was found in the submission: upload the course's .ipynb file(s).")
+    summary = (WORDS("summary", score=score, maximum=maximum, handed=handed) if tests
+               else WORDS("no_notebook"))
     summary = "\n".join([summary, *copies_note(rows, course), *notes])
     return {
         "score": score,
@@ -109,5 +111,4 @@ def not_isolated(problem: str | None) -> str:
     """The line results.json says when the kernels ran without the sandbox (`problem`: why bubblewrap could not
     run, as sandbox.choose found; None: `--isolation none` was asked for)."""
     why = problem or "--isolation none"
-    return (f"Warning: this submission was graded WITHOUT isolation ({why}): the notebooks' code ran unsandboxed, "
-            "so nothing kept it from changing these results. Ask your instructor to check the grade.")
+    return WORDS("not_isolated", why=why)

@@ -6,9 +6,11 @@ import sys
 import time
 from pathlib import Path
 
+from ...catalogue import words
 from ..shared.gradebook import Row
 
-REVIEW_MARK = " [review]"  # an exercise whose cells hold the course's reference code (the notes say which)
+WORDS = words(__file__)  # texts/terminal.toml, in the report's language (--lang)
+REVIEW_MARK = WORDS.rows["review"]["en"]  # an exercise whose cells hold the course's reference code, in English (the tests read it)
 
 
 class GradingProgress:
@@ -26,12 +28,12 @@ class GradingProgress:
             filled = int(width * self.done / max(self.total, 1))
             elapsed = time.monotonic() - self.started
             bar = "#" * filled + "." * (width - filled)
-            text = f"\rgrading [{bar}] {self.done}/{self.total}  {elapsed:5.1f} s  {label}"
+            text = "\r" + WORDS("bar", bar=bar, done=self.done, total=self.total, elapsed=f"{elapsed:5.1f}", label=label)
             self.stream.write(text[:120].ljust(120))
             if self.done == self.total:
                 self.stream.write("\n")
         else:
-            self.stream.write(f"graded {self.done}/{self.total}: {label}\n")
+            self.stream.write(WORDS("line", done=self.done, total=self.total, label=label) + "\n")
         self.stream.flush()
 
 
@@ -48,10 +50,11 @@ def summary_table(rows: list[Row]) -> str:
             detail = group[0].status + (f": {group[0].message}" if group[0].message else "")
         else:
             score = f"{sum(r.points for r in group)}/{sum(r.max_points or 0 for r in group)}"
-            detail = " · ".join(f"{r.exercise} {r.status}" + (REVIEW_MARK if r.review else "") for r in group)
+            detail = " · ".join(f"{r.exercise} {r.status}" + (WORDS("review") if r.review else "") for r in group)
         lines.append((learner, notebook, score, detail))
-    widths = [max([len(h)] + [len(line[i]) for line in lines]) for i, h in enumerate(("learner", "notebook", "points"))]
-    header = f"{'learner':<{widths[0]}}  {'notebook':<{widths[1]}}  {'points':>{widths[2]}}  exercises"
+    titles = (WORDS("learner"), WORDS("notebook"), WORDS("points"))
+    widths = [max([len(h)] + [len(line[i]) for line in lines]) for i, h in enumerate(titles)]
+    header = f"{titles[0]:<{widths[0]}}  {titles[1]:<{widths[1]}}  {titles[2]:>{widths[2]}}  {WORDS('exercises')}"
     out = [header, "-" * min(len(header) + 40, 120)]
     for learner, notebook, score, detail in lines:
         text = f"{learner:<{widths[0]}}  {notebook:<{widths[1]}}  {score:>{widths[2]}}  {detail}"

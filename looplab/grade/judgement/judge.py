@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from ...catalogue import words
 from ...channel import Channel, ChannelBroken, at_path, decode
 from ...checks import run_check
 from ...checks.core import NOT_SOLVED, CheckTimeout, Claims, Session
@@ -34,7 +35,10 @@ from .proxies import NoAnswer, Proxies, RemoteFunction
 
 CONNECT_SECONDS = 60  # for the kernel to run the cell's import and connect (a template kernel takes well under 1 s)
 GRACE = 2.0  # seconds the grader waits past the check's limit for the kernel's own "out of time"
-NO_ANSWER = "the learner's code did not answer the grader ({why})"
+# The judge's own words (texts/judge.toml), in the language of the notebook it judges: its checks run inside
+# `language.using(<the notebook's language>)` (grading.py), and this thread copies that context.
+WORDS = words(__file__)
+NO_ANSWER = WORDS.rows["no_answer"]["en"]  # the English, as tests read it
 
 
 def check_point(exercises: list[Exercise], sources: list[str], folder: Path, seconds: float,
@@ -82,7 +86,7 @@ class Judge:
 
     def abandon(self) -> None:
         """From another thread: stop waiting for the kernel (its answers, or its connection)."""
-        self.broken = self.broken or "the notebook was stopped"
+        self.broken = self.broken or WORDS("stopped")
         for sock in ([self.channel.sock] if self.channel is not None else []) + [self.listener]:
             try:
                 sock.shutdown(socket.SHUT_RDWR)
@@ -105,10 +109,10 @@ class Judge:
             except TimeoutError:
                 continue
             return Channel(sock)
-        raise NoAnswer("the grader's cell never connected")
+        raise NoAnswer(WORDS("never_connected"))
 
     def no_answer(self, why: str) -> dict:
-        return {"kind": NOT_SOLVED, "message": NO_ANSWER.format(why=why), "hint": ""}
+        return {"kind": NOT_SOLVED, "message": WORDS("no_answer", why=why), "hint": ""}
 
     def judge(self, exercise: Exercise) -> dict:
         if self.broken is not None:
@@ -129,7 +133,7 @@ class Judge:
             self.broken = str(error)
             return self.no_answer(self.broken)
         except CheckTimeout:  # out of time outside the checker (describing the object): no answer
-            return self.no_answer(self.broken or "no answer in time")
+            return self.no_answer(self.broken or WORDS("no_answer_in_time"))
         except BaseException as error:  # the grader's own failure, on this exercise only
             return {"kind": CRASHED, "message": f"{type(error).__name__}: {error}"}
 
@@ -155,8 +159,8 @@ class Judge:
         try:
             return self.channel.receive(max(0.0, deadline - time.monotonic()) + GRACE)
         except ChannelBroken as error:
-            if "in time" in str(error):
-                self.broken = "it ran past the check's time limit and would not stop"
+            if "in time" in str(error):  # channel.py's words for its own timeout
+                self.broken = WORDS("would_not_stop")
                 if self.interrupt is not None:
                     self.interrupt()
                 raise CheckTimeout(self.seconds) from None

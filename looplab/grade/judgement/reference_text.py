@@ -43,6 +43,7 @@ import importlib.util
 from functools import lru_cache
 from pathlib import Path
 
+from ...catalogue import words
 from ...checks.source import parsed
 from ...course import Exercise, exercise_number
 from ...notebook_source import without_magics
@@ -53,9 +54,7 @@ SMALLEST_PIECE = 5  # pieces smaller than this are not indexed (they match anyth
 LONGEST_CELL = 100_000  # characters of an exercise's cells read; a longer answer is not a pasted reference
 
 # The words of this module (a later issue moves them into translation catalogues).
-REVIEW = ("to review: exercise {exercise}'s cell holds the course's reference code ({module}), names and formatting "
-          "changed: a piece of {size} nodes is the same (honest answers share at most {honest}; flagged from "
-          "{threshold}); the points stand, ask the learner")
+WORDS = words(__file__)  # texts/reference_text.toml: the review note, in the report's language
 
 KEPT = frozenset(dir(builtins))
 COUNTED = (ast.stmt, ast.expr, ast.arg, ast.keyword)
@@ -175,5 +174,5 @@ def review(notebook, exercise: Exercise) -> str:
     size = largest_shared(exercise_cells(notebook, exercise), module, THRESHOLD)
     if size < THRESHOLD:
         return ""
-    return REVIEW.format(exercise=exercise.id, module=module.replace(".", "/") + ".py", size=size,
+    return WORDS("review", exercise=exercise.id, module=module.replace(".", "/") + ".py", size=size,
                          honest=SHARED_BY_HONEST_ANSWERS, threshold=THRESHOLD)

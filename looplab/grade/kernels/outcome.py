@@ -18,7 +18,7 @@ class Outcome:
     timed_out: dict[int, float] = field(default_factory=dict)  # cell index in plan.notebook -> the limit it ran past
     died_at: int | None = None
     garbled_at: int | None = None  # the kernel sent a message the grader cannot read (messages.py) in this cell
-    wrote_too_much: str | None = None  # the kernel was stopped for what it wrote into its folders: how much
+    wrote_too_much: str | None = None  # the kernel was stopped for what it wrote into its folders: "bytes" or "entries"
     stopped_at: int | None = None  # the total limit
     stuck_at: int | None = None  # a stopped cell that went on running: the interrupt was caught
     error: str | None = None  # the grader failed (the kernel would not start...)

@@ -37,6 +37,7 @@ from .outcome import Outcome
 from .outputs import capped_client
 from .process_tree import NotebookTree
 from .sandbox import Isolation, bwrap_argv, read_only_paths
+from ...language import OVERRIDE
 from .slots import Slot
 
 CHECK_MARGIN = 5  # seconds per exercise on top of the check's own time limit, for the grader's cells
@@ -322,8 +323,7 @@ class Grader:
             await asyncio.sleep(WRITE_WATCH)
             used, entries = disk_use([slot.scratch, slot.ipc], WRITE_LIMIT, WRITE_ENTRIES)
             if used > WRITE_LIMIT or entries > WRITE_ENTRIES:
-                outcome.wrote_too_much = (f"more than {WRITE_LIMIT >> 20} MB" if used > WRITE_LIMIT
-                                          else f"more than {WRITE_ENTRIES:,} files and folders")
+                outcome.wrote_too_much = "bytes" if used > WRITE_LIMIT else "entries"
                 try:
                     await session.km.provisioner.kill()
                 except Exception:
@@ -400,7 +400,9 @@ class Grader:
 
         work = slot.work
         (work / plan.submission.path.name).write_bytes(plan.submission.path.read_bytes())
-        env = slot.env(self.kernel_env(scale))
+        # The kernel speaks the notebook's language (the client's mode line, the viewer): LOOPLAB_LANG, which the
+        # sandbox keeps (slots.py); JPY_SESSION_NAME would name a notebook the sandboxed kernel cannot read.
+        env = slot.env({**self.kernel_env(scale), OVERRIDE: plan.language})
         channels = {}
         if slot.sandbox is not None:  # no network in the sandbox: IPC sockets in the slot's own folder
             channels = {"transport": "ipc", "connection_file": str(slot.ipc / "kernel.json")}

@@ -19,14 +19,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ...catalogue import words
 from ...course import COURSE, Course
 from ..shared.gradebook import Row
 from ..shared.status import Status
 from .class_results import counted, duplicates, max_points
 from .roster import Roster
 
-# A note of the wide table (a later issue moves the grader's words into translation catalogues).
-TO_REVIEW = "{exercise}: to review (the course's reference code typed in)"
+# The notes of the wide table (texts/class_gradebook.toml), in the report's language; its column names stay
+# English (a spreadsheet formula or a script reads them).
+WORDS = words(__file__)
+TO_REVIEW = WORDS.rows["to_review"]["en"]
 
 
 def keyed_to_roster(rows: list[Row], roster: Roster) -> list[Row]:
@@ -78,13 +81,14 @@ def wide_table(rows: list[Row], roster: Roster | None = None, course: Course = C
                        for notebook in course.notebooks for exercise in notebook.exercises]
         by_notebook = [handed_in[notebook.stem].points if notebook.stem in handed_in else 0
                        for notebook in course.notebooks]
-        notes = [f"{notebook.stem}: not submitted" for notebook in course.notebooks if notebook.stem not in handed_in]
-        notes += [f"{stem}: {len(duplicate.ignored) + 1} copies, the last counts"
+        notes = [WORDS("not_submitted", notebook=notebook.stem) for notebook in course.notebooks
+                 if notebook.stem not in handed_in]
+        notes += [WORDS("copies", notebook=stem, count=len(duplicate.ignored) + 1)
                   for (who, stem), duplicate in copies.items() if who == learner]
-        notes += [TO_REVIEW.format(exercise=row.exercise) for handed in handed_in.values() for row in handed.rows
+        notes += [WORDS("to_review", exercise=row.exercise) for handed in handed_in.values() for row in handed.rows
                   if row.review]
         if roster and student is None:
-            notes.insert(0, "not on the roster")
+            notes.insert(0, WORDS("not_on_roster"))
         table.append([learner, student["Student"] if student else ""] + by_exercise + by_notebook
                      + [sum(by_notebook), maximum, "; ".join(notes)])
     return header, table

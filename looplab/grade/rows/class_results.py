@@ -14,10 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...catalogue import words
 from ...course import COURSE, Course, Notebook
 from ..shared.gradebook import Row
 from ..shared.status import Status
 from ..submissions.lms import handed_order
+
+
+WORDS = words(__file__)  # texts/class_results.toml: the note on copies, in the report's language
 
 
 @dataclass
@@ -93,8 +97,8 @@ class Duplicate:
     ignored: list[str]  # the other copies' files
 
     def note(self) -> str:
-        return (f"{self.learner} handed in {len(self.ignored) + 1} copies of {self.notebook}: the last one "
-                f"counts ({self.counted}); not counted: {', '.join(self.ignored)}")
+        return WORDS("copies", learner=self.learner, count=len(self.ignored) + 1, notebook=self.notebook,
+                     counted=self.counted, ignored=", ".join(self.ignored))
 
 
 def duplicates(rows: list[Row], course: Course = COURSE) -> list[Duplicate]:

@@ -8,20 +8,22 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...catalogue import words
 from ...course import COURSE, Exercise, exercise_number
 from ..kernels.outcome import Outcome
 from ..shared.gradebook import Row
+from ..shared.limits import WRITE_ENTRIES, WRITE_LIMIT
 from ..shared.status import CheckKind, Status, seconds, stops_text
 from ..submissions.plan import GraderCell, Plan
 
 SYNTAX = re.compile(r"^(?P<message>.*) \((?P<file>[^()]*), line (?P<line>\d+)\)$", re.DOTALL)
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")
-# Why a stopped cell went on running (runner._answers): the words of the rows that say so.
-GARBLED = ("the learner's code broke the messages the kernel sends the grader (by replacing json.dumps or "
-           "json.loads, say), so nothing after it could be run or graded")
-STUCK = "it went on after the interrupt, as code that catches every exception (a bare `except:`) does"
-# A stop costs points only once a second run, with every limit doubled, stopped the notebook too (runner.Grader.run).
-CONFIRMED = "note: graded a second time with every limit doubled, which stopped it too"
+# The rows' words (texts/from_run.toml), in the language the course speaks while the rows are made: the
+# notebook's for its feedback, the report's (--lang) for the gradebook. Among them: why a stopped cell went
+# on running ("stuck", runner._answers), and "confirmed": a stop costs points only once a second run, with
+# every limit doubled, stopped the notebook too (runner.Grader.run).
+WORDS = words(__file__)
+CONFIRMED = WORDS.rows["confirmed"]["en"]  # the English note, as the tests read it
 
 
 def plain_syntax_error(evalue: str) -> str:
@@ -32,17 +34,21 @@ def plain_syntax_error(evalue: str) -> str:
 
 def name_list(names: list[str], limit: int = 5) -> str:
     shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return shown + (WORDS("and_more", count=len(names) - limit) if len(names) > limit else "")
 
 
-def _place(plan: Plan, index: int) -> str:
-    """Where in the run a cell is: 'cell 12' (the learner's numbering), or which of the grader's cells."""
+def _place(plan: Plan, index: int) -> tuple[str, str]:
+    """Where in the run a cell is, said after "in" or "during": ('in cell 12', 'cell 12') for a learner's cell
+    (their numbering), ('during the check of exercise 1.1', 'the check of exercise 1.1') for the grader's."""
     origin = plan.origin[index]
     if not isinstance(origin, GraderCell):
-        return f"cell {origin}"
+        place = WORDS("place_cell", number=origin)
+        return WORDS("in_place", place=place), place
     if origin.exercises:
-        return f"the check of exercise {', '.join(e.id for e in origin.exercises)}"
-    return f"the grader's {'first' if origin.step == 'start' else 'last'} cell"
+        place = WORDS("place_check", exercises=", ".join(e.id for e in origin.exercises))
+    else:
+        place = WORDS("place_first" if origin.step == "start" else "place_last")
+    return WORDS("during_place", place=place), place
 
 
 def rows_for(plan: Plan, outcome: Outcome) -> list[Row]:
@@ -51,13 +57,15 @@ def rows_for(plan: Plan, outcome: Outcome) -> list[Row]:
     sub = plan.submission
     rows = {row.exercise: row for row in _graded_rows(plan, outcome)}
     for exercise in plan.not_in_version:
-        message = f"exercise {exercise.id} was added in course version {COURSE.since(exercise)}; {plan.version.describe()}"
+        message = WORDS("added_later", exercise=exercise.id, since=COURSE.since(exercise),
+                        made_with=plan.version.describe())
         rows[exercise.id] = Row(sub.learner, plan.course.stem, exercise.id, 0, 0, Status.NOT_IN_VERSION.text(),
                                 message, sub.file, plan.version.column)
     if outcome.confirmed:
+        confirmed = WORDS("confirmed")
         for row in rows.values():
-            if "stopped" in row.status or "stopped" in row.message:
-                row.message = f"{row.message}; {CONFIRMED}" if row.message else CONFIRMED
+            if row.stopped:
+                row.message = f"{row.message}; {confirmed}" if row.message else confirmed
     return [rows[e.id] for e in plan.course.exercises if e.id in rows]
 
 
@@ -78,7 +86,7 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
 
     start_index = 0
     if start_index in outcome.failures and outcome.died_at is None and outcome.stopped_at is None:
-        return every_exercise(Status.NOT_GRADED, f"the grader's first cell failed: {outcome.failures[start_index]}")
+        return every_exercise(Status.NOT_GRADED, WORDS("first_cell_failed", why=outcome.failures[start_index]))
 
     # Where each exercise was graded, in the order the run went.
     checks = [(i, o) for i, o in enumerate(plan.origin) if isinstance(o, GraderCell) and o.exercises]
@@ -104,29 +112,34 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
             result = (payload or {}).get("results", {}).get(exercise.id) if payload else None
             if result is None:
                 if stop_index is not None and index >= stop_index:
-                    place = _place(plan, stop_index)
+                    where, place = _place(plan, stop_index)
+                    stopped = True
                     if outcome.wrote_too_much and outcome.died_at is not None:
-                        status = Status.WROTE_TOO_MUCH.text(amount=outcome.wrote_too_much)
-                        message = f"the grader stopped the kernel during {place}, before this exercise was graded"
+                        status = Status.WROTE_TOO_MUCH.text(amount=WORDS(f"wrote_{outcome.wrote_too_much}",
+                                                                         limit=WRITE_LIMIT >> 20,
+                                                                         entries=f"{WRITE_ENTRIES:,}"))
+                        message = WORDS("kernel_stopped_during", place=place)
                     elif outcome.died_at is not None:
-                        status = Status.KERNEL_DIED.text(where=f"in {place}" if place.startswith("cell ")
-                                                         else f"during {place}")
-                        message = "the kernel exited before this exercise was graded"
+                        status = Status.KERNEL_DIED.text(where=where)
+                        message = WORDS("kernel_exited")
+                        stopped = False
                     elif outcome.garbled_at is not None:
-                        status = Status.GARBLED.text(where=f"in {place}" if place.startswith("cell ")
-                                                     else f"during {place}")
-                        message = GARBLED
+                        status = Status.GARBLED.text(where=where)
+                        message = WORDS("garbled")
+                        stopped = False
                     elif outcome.stuck_at is not None:
-                        stops = f"{place} ran past the {seconds(outcome.timed_out[stop_index])} s limit and would not stop"
+                        stops = WORDS("would_not_stop", place=place, seconds=seconds(outcome.timed_out[stop_index]))
                         status = Status.CELL_STOPPED.text(stops=stops)
-                        message = f"{STUCK}, so the notebook was stopped there, before this exercise was graded"
+                        message = WORDS("stuck_before", stuck=WORDS("stuck"))
                     else:
                         status = Status.NOTEBOOK_STOPPED.text(seconds=seconds(plan.total_limit))
-                        message = f"stopped during {place}, before this exercise was graded"
+                        message = WORDS("stopped_during", place=place)
                 else:
+                    stopped = False
                     status, message = Status.NOT_GRADED.text(), \
-                        f"the grader's cell failed: {outcome.failures.get(index, 'it showed no result')}"
+                        WORDS("cell_failed", why=outcome.failures.get(index) or WORDS("no_result"))
                 rows[exercise.id] = row(exercise, 0, status, message)
+                rows[exercise.id].stopped = stopped
                 continue
             rows[exercise.id] = _graded_row(plan, exercise, result, row, incidents.get(exercise.id))
 
@@ -135,18 +148,21 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
         last_row = rows[last.id]
         grading_index = next(i for i, grader_cell in checks if last in grader_cell.exercises)
         if stop_index > grading_index:
-            place = _place(plan, stop_index)
+            _, place = _place(plan, stop_index)
             if outcome.wrote_too_much and outcome.died_at is not None:
-                note = (f"note: the notebook wrote {outcome.wrote_too_much} into its folders during {place}, "
-                        "after the grading, and was stopped there")
+                note = WORDS("note_wrote_after", place=place, amount=WORDS(f"wrote_{outcome.wrote_too_much}",
+                                                                           limit=WRITE_LIMIT >> 20,
+                                                                           entries=f"{WRITE_ENTRIES:,}"))
+                last_row.stopped = True
             elif outcome.died_at is not None:
-                note = f"note: the kernel died during {place}, after the grading"
+                note = WORDS("note_died_after", place=place)
             elif outcome.garbled_at is not None:
-                note = f"note: the kernel sent messages the grader cannot read during {place}, after the grading"
+                note = WORDS("note_garbled_after", place=place)
             elif outcome.stuck_at is not None:
-                note = f"note: {place} would not stop ({STUCK}); the notebook was stopped there, after the grading"
+                note = WORDS("note_stuck_after", place=place, stuck=WORDS("stuck"))
+                last_row.stopped = True
             else:
-                note = f"note: the notebook ran past the total limit during {place}, after the grading"
+                note = WORDS("note_total_after", place=place)
             last_row.message = f"{last_row.message}; {note}" if last_row.message else note
     return [rows[e.id] for e in exercises if e.id in rows]
 
@@ -158,12 +174,13 @@ def _graded_row(plan: Plan, exercise: Exercise, result: dict, row,
     if kind is CheckKind.SOLVED:
         solved = row(exercise, exercise.points, Status.SOLVED.text(), "")
         if stopped_cells:
-            verb = "was" if len(stopped_cells) == 1 else "were"
-            solved.message = f"note: {stops_text(stopped_cells)} and {verb} stopped"
+            solved.message = WORDS("note_stopped_one" if len(stopped_cells) == 1 else "note_stopped_many",
+                                   stops=stops_text(stopped_cells))
+            solved.stopped = True
         return solved
     if kind is CheckKind.UNDEFINED:
         status = Status.NOT_DEFINED
-        message = f"{exercise.name} is not defined where exercise {exercise.id} is graded"
+        message = WORDS("not_defined", name=exercise.name, exercise=exercise.id)
         anchor = next((i for i, cell in reversed(list(enumerate(plan.original.cells)))
                        if exercise_number(cell) == exercise.id), None)
         executed = plan.notebook.cells[plan.position(anchor + 1)] if anchor is not None else None
@@ -171,19 +188,20 @@ def _graded_row(plan: Plan, exercise: Exercise, result: dict, row,
                      None)
         if error is not None and error.get("ename") in SYNTAX_ERRORS:
             status = Status.SYNTAX_ERROR
-            message = (f"cell {anchor + 1} does not parse ({plain_syntax_error(error.get('evalue', ''))}), "
-                       f"so {exercise.name} was never defined")
+            message = WORDS("does_not_parse", cell=anchor + 1, error=plain_syntax_error(error.get("evalue", "")),
+                            name=exercise.name)
         elif error is not None:
-            message += f" (cell {anchor + 1} raised {error.get('ename')}: {error.get('evalue')})"
+            message += WORDS("cell_raised", cell=anchor + 1, name=error.get("ename"), error=error.get("evalue"))
     elif kind is CheckKind.CRASHED:
-        status, message = Status.NOT_SOLVED, f"the check could not finish: {result.get('message')}"
+        status, message = Status.NOT_SOLVED, WORDS("check_crashed", error=result.get("message"))
     else:
         status = {CheckKind.NOT_WRITTEN: Status.NOT_WRITTEN, CheckKind.COURSE_CODE: Status.COURSE_CODE}.get(
             kind, Status.NOT_SOLVED)
-        message = str(result.get("message") or "the check failed")
+        message = str(result.get("message") or WORDS("check_failed"))
     text = status.text()
     if stopped_cells:
         text = Status.CELL_STOPPED.text(stops=stops_text(stopped_cells))
     graded = row(exercise, 0, text, message)
+    graded.stopped = bool(stopped_cells)
     graded.hint = str(result.get("hint") or "") if kind is not CheckKind.CRASHED else ""
     return graded

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from ...catalogue import words
 from ...course import COURSE, Course
 from ..shared.gradebook import Row
 from ..submissions.lms import nfc
@@ -34,10 +35,11 @@ NO_STUDENT = ("the match file {path}, line {line}: {student!r} is no student of 
               "ID, SIS User ID, ID, e-mail or full name as the roster has it)")
 TWICE = ("the match file {path}, line {line}: the learner {learner!r} is already matched, on line {earlier}, to "
          "another student")
-NOT_GRADED = "the match file names learners not graded in this run (ignored): {learners}"
-NOT_MATCHED = ("not on the roster (their rows are in the gradebook, under their own names; a Canvas file leaves them "
-               "out): {learners}; say who each one is in the 'student' column of {path} and grade again with "
-               "--match {path}")
+# The lines the grader prints about learners the roster does not match (texts/unmatched.toml), in the report's
+# language: WORDS("not_graded", learners=...), WORDS("not_matched", learners=..., path=...).
+WORDS = words(__file__)
+NOT_GRADED = WORDS.rows["not_graded"]["en"]  # the English, as tests read it
+NOT_MATCHED = WORDS.rows["not_matched"]["en"]
 
 
 class MatchError(ValueError):

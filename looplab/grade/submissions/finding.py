@@ -11,7 +11,10 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ...catalogue import words
 from . import lms
+
+WORDS = words(__file__)  # texts/finding.toml: the note on identical files, in the report's language
 
 
 @dataclass
@@ -159,8 +162,7 @@ class Identical:
 
     def note(self) -> str:
         learners = len({learner for learner, _ in self.copies})
-        return (f"identical files from {learners} learners (the grader cannot tell who copied whom; each keeps the "
-                "rows it earned): " + ", ".join(f"{learner} ({file})" for learner, file in self.copies))
+        return WORDS("identical", count=learners, copies=", ".join(f"{learner} ({file})" for learner, file in self.copies))
 
 
 def identical(submissions: list[Submission], earned: set[str]) -> list[Identical]:

@@ -38,6 +38,7 @@ class Plan:
     not_in_version: list[Exercise]  # exercises added after that version: never checked, 0 of 0 points
     cell_limit: float = DEFAULT_CELL_TIMEOUT
     total_limit: float = DEFAULT_TIMEOUT
+    language: str = "en"  # the notebook's own (reading.spoken): its kernel speaks it, its checks and feedback too
 
     def position(self, learner_cell: int) -> int:
         """Where the learner's cell (1-based) sits in the run."""

@@ -11,6 +11,8 @@ import json
 import os
 from pathlib import Path
 
+from ... import language
+from ...catalogue import words
 from ...course import COURSE, Course, Notebook, exercise_number, made_with
 from ..shared.gradebook import Ungradable
 from ..shared.limits import SUBMISSION_LIMIT
@@ -18,9 +20,10 @@ from ..shared.status import Status
 from .finding import Submission
 from .versions import unknown_version
 
-LINKED = "{name} is a symbolic link: hand in the file itself, not a link"  # the message of Status.LINKED
-NOT_THEIRS = ("a loose file named after {learner}, who has a folder: not counted; move it into the folder if it is "
-              "theirs")  # the message of Status.NOT_THEIRS
+# The messages of the rows of submissions that cannot be graded (texts/reading.toml), in the report's language.
+WORDS = words(__file__)
+LINKED = WORDS.rows["linked"]["en"]  # the English message of Status.LINKED, as tests read it
+NOT_THEIRS = WORDS.rows["not_theirs"]["en"]  # the English message of Status.NOT_THEIRS
 
 
 def load_course(course: Course = COURSE) -> dict[str, Notebook]:
@@ -45,18 +48,35 @@ def _read_at_most(submission: Submission, limit: int, guessed: str) -> bytes:
         fd = os.open(submission.path, os.O_RDONLY | follow)
     except OSError as error:
         if error.errno == errno.ELOOP:
-            raise Ungradable(Status.LINKED, LINKED.format(name=submission.path.name), guessed) from None
+            raise Ungradable(Status.LINKED, WORDS("linked", name=submission.path.name), guessed) from None
         raise Ungradable(Status.UNREADABLE, error.strerror or str(error), guessed) from None
     with os.fdopen(fd, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         raw = handle.read(limit + 1) if size <= limit else b""
     if size > limit or len(raw) > limit:
         shown = max(size, len(raw))
-        raise Ungradable(Status.TOO_LARGE, f"the file is {shown:,} bytes; the grader reads notebooks of up to "
-                                           f"{limit:,} bytes ({limit >> 20} MB): clear large outputs and attachments, "
-                                           "then hand it in again", guessed)
+        raise Ungradable(Status.TOO_LARGE, WORDS("too_large", size=f"{shown:,}", limit=f"{limit:,}",
+                                                 megabytes=limit >> 20), guessed)
     submission.digest = hashlib.sha256(raw).hexdigest()  # the bytes just read: identical submissions are named
     return raw
+
+
+def spoken(notebook) -> str:
+    """The language a submission is judged in: its metadata's `looplab.lang` when the course speaks it, else
+    the course's source language (English), as a learner's kernel would speak it."""
+    said = language.of_notebook(notebook)
+    return said if said in language.LANGUAGES else language.SOURCE
+
+
+def language_of(submission: Submission) -> str | None:
+    """A submission's language read from its file alone (the report's default language is the class's when
+    every notebook agrees); None for a file that cannot be read (it has no say)."""
+    if submission.named_after or submission.missing or submission.linked:
+        return None
+    try:
+        return spoken(json.loads(_read_at_most(submission, SUBMISSION_LIMIT, "").decode("utf-8-sig")))
+    except (Ungradable, ValueError, AttributeError):
+        return None
 
 
 def read_submission(submission: Submission, course: dict[str, Notebook]):
@@ -64,23 +84,23 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
     import nbformat
 
     if submission.named_after:  # first: not even a link or a broken file named after them is theirs
-        raise Ungradable(Status.NOT_THEIRS, NOT_THEIRS.format(learner=submission.named_after))
+        raise Ungradable(Status.NOT_THEIRS, WORDS("not_theirs", learner=submission.named_after))
     guessed = _file_notebook(submission.path, course)
     if submission.missing:
-        raise Ungradable(Status.NO_NOTEBOOK, "this folder holds no .ipynb file")
+        raise Ungradable(Status.NO_NOTEBOOK, WORDS("no_notebook"))
     if submission.linked:
-        raise Ungradable(Status.LINKED, LINKED.format(name=submission.path.name), guessed)
+        raise Ungradable(Status.LINKED, WORDS("linked", name=submission.path.name), guessed)
     raw = _read_at_most(submission, SUBMISSION_LIMIT, guessed)
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
-        raise Ungradable(Status.INVALID_JSON, "the file is not UTF-8 text", guessed) from None
+        raise Ungradable(Status.INVALID_JSON, WORDS("not_utf8"), guessed) from None
     except ValueError as error:
         raise Ungradable(Status.INVALID_JSON, str(error), guessed) from None
     if not isinstance(data, dict):
-        raise Ungradable(Status.NOT_A_NOTEBOOK, f"the JSON is a {type(data).__name__}, not an object", guessed)
+        raise Ungradable(Status.NOT_A_NOTEBOOK, WORDS("not_an_object", kind=type(data).__name__), guessed)
     if not isinstance(data.get("nbformat"), int) or not isinstance(data.get("cells", data.get("worksheets")), list):
-        raise Ungradable(Status.NOT_A_NOTEBOOK, "the JSON has no nbformat version and list of cells", guessed)
+        raise Ungradable(Status.NOT_A_NOTEBOOK, WORDS("no_cells"), guessed)
     try:
         import warnings
         with warnings.catch_warnings():
@@ -103,12 +123,12 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
         matches = [nb for nb in course.values() if set(found) <= set(nb.ids)]
         if len(matches) != 1:
             stated = made_with(notebook)
-            newer = (f" (it names {unknown_version(stated)}, which this course does not have: is this looplab "
-                     f"older than the notebook?)" if stated and stated not in COURSE.versions else "")
-            raise Ungradable(Status.OTHER_COURSE, f"exercises found: {', '.join(found)}{newer}")
+            newer = (WORDS("newer", version=unknown_version(stated))
+                     if stated and stated not in COURSE.versions else "")
+            raise Ungradable(Status.OTHER_COURSE, WORDS("exercises_found", exercises=", ".join(found)) + newer)
         identified = matches[0]
     elif guessed:
         identified = course[guessed]
     else:
-        raise Ungradable(Status.OTHER_COURSE, "no exercise cells found, and the file name is not a course notebook's")
+        raise Ungradable(Status.OTHER_COURSE, WORDS("no_exercises"))
     return notebook, identified

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...catalogue import words
 from ...course import COURSE, Course, Exercise, Notebook, exercise_number, made_with
+
+WORDS = words(__file__)  # texts/versions.toml: why a notebook is graded as another version, in words
 
 
 @dataclass(frozen=True)
@@ -23,19 +26,27 @@ class SubmissionVersion:
     """
 
     graded_as: str
-    why: str = ""  # empty when graded as the version it names; else what it names, in words
+    reason: str = ""  # empty when graded as the version it names; else "none", "unknown" or "later" (see `why`)
+    stated: str = ""  # the version it names, if any
+
+    @property
+    def why(self) -> str:
+        """What it names, in words (in the current language); empty when it is graded as that version."""
+        if not self.reason:
+            return ""
+        return WORDS(f"names_{self.reason}", version=unknown_version(self.stated), stated=self.stated)
 
     @property
     def column(self) -> str:
         """The gradebook's course_version: the version the notebook names, when it is graded as that one;
         empty otherwise (the "not in this version" rows then say why)."""
-        return "" if self.why else self.graded_as
+        return "" if self.reason else self.graded_as
 
     def describe(self) -> str:
         """'this notebook ...', for the message of a "not in this version" row."""
-        if not self.why:
-            return f"this notebook was made with course version {self.graded_as}"
-        return f"this notebook {self.why}; graded as {self.graded_as}, the oldest version holding all its exercise cells"
+        if not self.reason:
+            return WORDS("made_with", version=self.graded_as)
+        return WORDS("graded_as", why=self.why, version=self.graded_as)
 
 
 def submission_version(notebook, course_notebook: Notebook, course: Course = COURSE) -> SubmissionVersion:
@@ -44,17 +55,17 @@ def submission_version(notebook, course_notebook: Notebook, course: Course = COU
     numbers = {exercise_number(cell) for cell in notebook.cells}
     floor = course.first_version_with(e for e in course_notebook.exercises if e.id in numbers)
     if stated is None:
-        return SubmissionVersion(floor, "names no course version")
+        return SubmissionVersion(floor, "none")
     if stated not in course.versions:
-        return SubmissionVersion(floor, f"names {unknown_version(stated)}, which this course does not have")
+        return SubmissionVersion(floor, "unknown", stated)
     if course.version_order(stated) < course.version_order(floor):
-        return SubmissionVersion(floor, f"names course version {stated} but holds exercise cells added later")
+        return SubmissionVersion(floor, "later", stated)
     return SubmissionVersion(stated)
 
 
 def unknown_version(stated: str) -> str:
     """A version the course does not have, as a message names it: quoted, or left out when it is long."""
-    return f"course version {stated!r}" if len(stated) <= 40 else "a course version"
+    return WORDS("unknown_version", stated=repr(stated)) if len(stated) <= 40 else WORDS("a_version")
 
 
 def not_in_version(course_notebook: Notebook, version: str, course: Course = COURSE) -> list[Exercise]:

@@ -1,0 +1,58 @@
+"""The French edition in a real browser: a French notebook speaks French in JupyterLab, and so does the class report.
+
+Nothing tells the kernel its language but the notebook itself: JupyterLab's server hands every kernel the
+path of its notebook (JPY_SESSION_NAME), and looplab reads `looplab.lang` in that notebook's metadata
+(looplab/language.py). So this runs the generated French notebook as a learner would open it, from a
+folder of its own, and looks for the French words on the page: the client's mode line, the viewer's step
+titles and legend, a check's panel; and a Run All of a French learner notebook reaching its last cell.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from looplab import language
+from looplab.grade.exports.class_report import write_report
+from tests.class_rows import CLASS_COURSE, class_rows
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+FRENCH_SOLUTION = ROOT / "solutions" / "fr" / "02_closing_the_loop.ipynb"
+FRENCH_LEARNER = ROOT / "notebooks" / "fr" / "02_closing_the_loop.ipynb"
+
+
+def test_a_french_notebook_speaks_french_in_jupyterlab(page, run_notebook):
+    from playwright.sync_api import expect
+
+    run_notebook(page, FRENCH_SOLUTION, "fr")
+    expect(page.get_by_text("looplab : hors ligne").first).to_be_visible()
+    viewer = page.locator(".looplab-viewer").first
+    expect(viewer.locator(".looplab-step-label")).to_contain_text("Étape 1 sur")
+    expect(viewer.locator(".looplab-legend")).to_contain_text("l'API refuse ceci")
+    expect(page.get_by_text("offline, answers come from")).to_have_count(0)
+    expect(page.get_by_text("Error displaying widget")).to_have_count(0)
+
+
+def test_run_all_reaches_the_last_cell_of_a_french_learner_notebook(page, run_all_to_the_end):
+    cells = run_all_to_the_end(page, FRENCH_LEARNER, "fr")
+    assert all(cell["ran"] for cell in cells)
+    for number, cell in enumerate(cells, start=1):
+        if "exercise" in cell["tags"]:
+            assert cell["errors"] == ["NotImplementedError"], f"code cell {number}: the stub should raise"
+        elif "check" in cell["tags"]:
+            assert cell["errors"] == ["CheckFailed"], f"code cell {number}: the check of a stub should fail"
+        elif "raises-exception" not in cell["tags"]:
+            assert not cell["errors"], f"code cell {number} raised {cell['errors']} in the learner's copy"
+
+
+def test_the_french_class_report_reads_french(page, tmp_path):
+    report = tmp_path / "rapport.html"
+    with language.using("fr"):
+        write_report(class_rows(), report, {}, course=CLASS_COURSE)
+    page.goto(report.as_uri())
+    assert page.locator("html").get_attribute("lang") == "fr"
+    grid = page.locator("table.grid")
+    alice = grid.locator('td[data-learner="alice"][data-exercise="2.3"]')
+    assert alice.inner_text().split() == ["2/2", "réussi"]
+    assert "solved" not in page.locator("body").inner_text().split()
