@@ -43,9 +43,10 @@ def glossary() -> dict[str, str]:
     return terms
 
 
-# A whole word, and not a piece of code written bare: not after `.`, `/`, `(` or a quote (reply.content,
-# get(key), docs/WORKSHOP.md, 'tool'), not before `(`, `.name`, `/` or a quote (reply.stop_reason, hint(...)).
-TERMS = {english: re.compile(r"(?<![\w./('\"])" + r"\s+".join(map(re.escape, english.split()))
+# A whole word, and not a piece of code written bare: not after `.`, `/`, `(`, `=` or a quote (reply.content,
+# get(key), docs/WORKSHOP.md, LOOPLAB_MODE=offline, 'tool'), not before `(`, `.name`, `/` or a quote
+# (reply.stop_reason, hint(...)).
+TERMS = {english: re.compile(r"(?<![\w./('\"=])" + r"\s+".join(map(re.escape, english.split()))
                              + r"(?![\w('\"/]|\.\w)", re.IGNORECASE)
          for english in glossary()}
 
