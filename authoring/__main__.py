@@ -21,6 +21,9 @@ def main(argv: list[str]) -> int:
         lines = [f"  {name:<10} {what}" for name, (_, what) in COMMANDS.items()]
         print("usage: python -m authoring <command> [options]\n" + "\n".join(lines), file=sys.stderr)
         return 2
+    from looplab.quick_jsonschema import import_jsonschema
+
+    import_jsonschema()  # before nbformat imports it: 1.5 to 2 s of CPU less for every command
     module = importlib.import_module(COMMANDS[argv[0]][0])
     from .audit import Incomplete
 

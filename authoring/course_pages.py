@@ -80,29 +80,21 @@ def course_table(spoken: str = language.SOURCE) -> list[str]:
     return lines
 
 
-# The sample's machine-specific lines (any laptop's); its recordings line is what `doctor` says of this course.
-DOCTOR_SAMPLE_HEAD = {
-    "en": ("ok   python      Python 3.11.7",
-           "ok   venv        virtual environment /home/ada/looplab/.venv",
-           "ok   kernel      python3 kernel (/home/ada/looplab/.venv/share/jupyter/kernels/python3)",
-           "ok   widgets     ipywidgets 8.1.9 and its JupyterLab extension",
-           "ok   mode        offline: answers come from the recordings, no key, no cost",
-           "ready for the course"),
-    "fr": ("ok   python      Python 3.11.7",
-           "ok   venv        environnement virtuel /home/ada/looplab/.venv",
-           "ok   kernel      noyau python3 (/home/ada/looplab/.venv/share/jupyter/kernels/python3)",
-           "ok   widgets     ipywidgets 8.1.9 et son extension JupyterLab",
-           "ok   mode        hors ligne : les réponses viennent des enregistrements, sans clé, sans coût",
-           "prêt pour le cours"),
-}
+# The sample's machine-specific findings (any laptop's), said in the sample's language by doctor's own words; its
+# recordings line is what `doctor` says of this course's recordings in that language.
+SAMPLE_LAPTOP = (("python", "python_ok", {"found": "3.11.7"}),
+                 ("venv", "venv_ok", {"prefix": "/home/ada/looplab/.venv"}),
+                 ("kernel", "kernel_ok", {"folder": "/home/ada/looplab/.venv/share/jupyter/kernels/python3"}),
+                 ("widgets", "widgets_ok", {"version": "8.1.9"}),
+                 ("mode", "mode_offline", {}))
 
 
 def doctor_sample(spoken: str = language.SOURCE) -> list[str]:
-    from looplab.doctor import check_recordings
+    from looplab.doctor import WORDS as SAID, Finding, check_recordings
 
-    *head, ready = DOCTOR_SAMPLE_HEAD[spoken]
     with language.using(spoken):
-        return ["```text", *head, check_recordings().line(), ready, "```"]
+        head = [Finding(item, True, SAID(key, **values)).line() for item, key, values in SAMPLE_LAPTOP]
+        return ["```text", *head, check_recordings().line(), SAID("ready"), "```"]
 
 
 def module_path(module: str | None) -> str:

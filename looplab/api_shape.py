@@ -313,6 +313,9 @@ def messages() -> Node:
 
 @functools.lru_cache(maxsize=512)
 def _schema_verdict(text: str) -> str | None:
+    from .quick_jsonschema import import_jsonschema
+
+    import_jsonschema()
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
