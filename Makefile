@@ -24,9 +24,12 @@ test:
 dev:
 	$(PYTHON) scripts/bootstrap.py setup-dev
 
-# Re-record the shipped recordings from the live API (needs ANTHROPIC_API_KEY), then refresh the notebooks.
+# Re-record the shipped recordings from the live API (needs ANTHROPIC_API_KEY), then refresh the notebooks: the
+# English ones, then the French ones (from the French solutions the first `make notebooks` regenerated).
 record: dev
 	$(BIN)/python -m authoring record --live
+	$(MAKE) notebooks
+	$(BIN)/python -m authoring record --live --lang fr
 	$(MAKE) notebooks
 
 # The one step after an edit: re-author a recording a notebook outgrew (offline, scripted answers),

@@ -10,10 +10,23 @@ import pytest
 
 os.environ.pop("ANTHROPIC_API_KEY", None)
 os.environ["LOOPLAB_MODE"] = "offline"
+os.environ.pop("LOOPLAB_LANG", None)  # each notebook speaks its own language (below); a test wanting another says so
 
 # Notebooks under tests/ are fixtures (opened by the browser test, fed to the grader), not
 # notebooks to check with nbval.
 collect_ignore_glob = ["tests/**/*.ipynb"]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """A notebook's kernel speaks the notebook's language, as under Jupyter's server: nbval starts the kernel
+    when a notebook's first cell is set up, and the kernel inherits JPY_SESSION_NAME, which names the
+    notebook (looplab.language reads its `looplab.lang`: solutions/fr/ run in French). Every other test
+    runs with no notebook named, so a French notebook run before it never makes it speak French."""
+    if item.fspath is not None and item.fspath.ext == ".ipynb":
+        os.environ["JPY_SESSION_NAME"] = str(item.fspath)
+    else:
+        os.environ.pop("JPY_SESSION_NAME", None)
 
 
 def pytest_collectstart(collector):
@@ -34,10 +47,14 @@ LONGEST_FIRST = (
     "tests/test_regenerate.py", "tests/test_grade.py", "tests/test_setup.py", "tests/test_notebooks.py",
     "tests/test_authoring.py", "tests/test_grade_intake.py", "tests/test_viewer_export.py", "tests/test_exports.py",
     "tests/test_class_gradebook.py", "tests/test_agent_script.py", "tests/test_conversation.py",
-    "tests/test_error_display.py", "tests/test_grade_feedback.py", "solutions/04_your_agent.ipynb",
-    "solutions/05_toolbox.ipynb", "tests/test_grade_versions.py", "solutions/06_when_calls_go_wrong.ipynb",
-    "tests/test_series_stages.py", "solutions/02_closing_the_loop.ipynb", "solutions/01_one_tool_call.ipynb",
-    "tests/test_grade_judge.py", "solutions/03_matching_ids.ipynb", "tests/test_public_interfaces.py",
+    "tests/test_error_display.py", "tests/test_grade_feedback.py",
+    "solutions/04_your_agent.ipynb", "solutions/fr/04_your_agent.ipynb",
+    "solutions/05_toolbox.ipynb", "solutions/fr/05_toolbox.ipynb", "tests/test_grade_versions.py",
+    "solutions/06_when_calls_go_wrong.ipynb", "solutions/fr/06_when_calls_go_wrong.ipynb", "tests/test_series_stages.py",
+    "solutions/02_closing_the_loop.ipynb", "solutions/fr/02_closing_the_loop.ipynb",
+    "solutions/01_one_tool_call.ipynb", "solutions/fr/01_one_tool_call.ipynb",
+    "tests/test_grade_judge.py", "solutions/03_matching_ids.ipynb", "solutions/fr/03_matching_ids.ipynb",
+    "tests/test_public_interfaces.py",
 )
 # Files that share one worker, so that its session fixtures are made once: the browser tests' JupyterLab server
 # and Chromium (tests/browser/conftest.py) start once instead of once per worker.

@@ -11,6 +11,7 @@ COMMANDS = {
     "handout": ("authoring.handout", "what an instructor sends learners (`make handout`)"),
     "guide": ("authoring.workshop_guide", "docs/WORKSHOP.md's generated half only"),
     "docs": ("authoring.course_pages", "the pages generated from the manifest only (README, DESIGN, audit)"),
+    "translations": ("authoring.notebook_translations", "a translator's skeleton|status of the notebooks' words"),
     "catalogues": ("authoring.catalogue_translations", "the package's words in French: what is stale; stamp a row"),
 }
 

@@ -40,6 +40,9 @@ PARTS = (
     Part("its scripted answers (its recording is made from them)", "authoring/answers/<stem>.py"),
     Part("its soundness tests: each check passing the reference and failing the stub and two typical wrong "
          "answers at least", "tests/test_checks_<checks>.py"),
+    Part("its French row: what the learner builds (`[notebooks.<stem>]`, `builds` and `of`, the fingerprint of the "
+         "English) and the title of each exercise titled by more than a name; its cells' French follow in "
+         "translations/fr/<stem>.toml (docs/TRANSLATING.md)", "translations/fr/course.toml"),
 )
 
 # Made by `make notebooks` from the parts above and the manifest (a new notebook changes each of them).
@@ -49,7 +52,9 @@ DERIVED = (
          "looplab/recordings/<stem>.json"),
     Part("the audit page", "docs/CHECKS_AUDIT.md"),
     Part("the workshop guide's run of show and mistakes tables", "docs/WORKSHOP.md"),
+    Part("the same, in French", "docs/WORKSHOP.fr.md"),
     Part("the course table and the `doctor` sample", "README.md"),
+    Part("the same, in French", "README.fr.md"),
     Part("the notebook rows", "docs/DESIGN.md"),
 )
 # Built by the tests from the solutions when they run, never committed.

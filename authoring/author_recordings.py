@@ -4,8 +4,9 @@ Every request in a recording is exactly what the `anthropic` SDK sent, because t
 made by running the solution notebooks themselves (and, for the `calculator` recording, the loop
 below) with LOOPLAB_MODE=record. What answers depends on how this script is run:
 
-    python -m authoring record          # scripted answers (authoring/answers/*.py), no key needed
-    python -m authoring record --live   # the real API answers (needs ANTHROPIC_API_KEY)
+    python -m authoring record            # scripted answers (authoring/answers/*.py), no key needed
+    python -m authoring record --live     # the real API answers (needs ANTHROPIC_API_KEY)
+    python -m authoring record --lang fr  # the French notebooks' recordings (looplab/recordings/fr/)
 
 Scripted answers are written by hand in the API's wire format and validated with
 `anthropic.types.Message.model_validate`; their ids are made up and their token counts are
@@ -15,6 +16,11 @@ reach through ANTHROPIC_BASE_URL, exactly as they would reach the API.
 A notebook writes each question it asks once, as a constant its cells reuse (`TRAIN_QUESTION =
 "..."`); its answers file keys the replies by that name, and this script reads the words from the
 notebook. So rewording a question is one edit in the notebook, then a rerun of this script.
+
+A French notebook asks its questions in French, so it has its own recording, made the same way from
+solutions/fr/<stem>.ipynb (generated: translated_notebooks.py) and the same answers file imported while the
+course speaks French: `text("...", fr="...")` gives each reply's French words. Where a reply's calls differ
+in French too, the file's `FRENCH = {"TRAIN_QUESTION": [...]}` replaces that question's whole entry.
 
 Each recording is written aside and replaces the shipped one only when its whole run succeeded: a
 run that stops half-way (a missing scripted answer, a failing cell) prints one line saying why and
@@ -48,6 +54,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 import looplab
+from looplab import language as languages
 from looplab.client import RECORD_INTO
 from looplab.course import COURSE
 from looplab.notebook_source import without_magics
@@ -69,10 +76,19 @@ def answers_file(name: str) -> Path:
     return (ANSWERS_DIR / f"{name}.py").relative_to(ROOT)
 
 
-def load_answers(name: str) -> dict:
+# An answers file's entries for a language whose replies differ from the English ones by more than words.
+OVERRIDES = {"fr": "FRENCH"}
+
+
+def load_answers(name: str, language: str = languages.SOURCE) -> dict:
     """The ANSWERS of one recording's answers file, as written: keyed by the notebook's name for each
-    question ("TRAIN_QUESTION"), or, in calculator.py, which has no notebook, by the question itself."""
-    return importlib.import_module(f"{__package__}.answers.{name}").ANSWERS
+    question ("TRAIN_QUESTION"), or, in calculator.py, which has no notebook, by the question itself.
+
+    The file is (re-)imported while the course speaks `language`, so its `text(..., fr=...)` blocks hold
+    that language's words; its FRENCH entries (for "fr") replace whole entries of ANSWERS."""
+    with languages.using(language):
+        module = importlib.reload(importlib.import_module(f"{__package__}.answers.{name}"))
+        return {**module.ANSWERS, **getattr(module, OVERRIDES.get(language, ""), {})}
 
 
 def notebook_code(path: Path) -> list[str]:
@@ -233,16 +249,22 @@ def written_aside(name: str, recordings: Path):
         os.replace(ready, recordings / f"{name}.json")
 
 
-def author_calculator(live: bool, recordings: Path = RECORDINGS_DIR) -> None:
-    """The `calculator` recording: the loop the notebooks teach, run on each scripted question."""
-    answers = load_answers("calculator")  # no notebook: its questions are written here, as the keys
+def author_calculator(live: bool, recordings: Path = RECORDINGS_DIR, language: str = languages.SOURCE) -> None:
+    """The `calculator` recording: the loop the notebooks teach, run on each scripted question.
+
+    In another language it is made only from the file's own entries for it (FRENCH, keyed by French
+    questions): the English questions asked again would make a French recording of English questions."""
+    answers = load_answers("calculator", language)  # no notebook: its questions are written here, as the keys
+    if language != languages.SOURCE:
+        own = getattr(importlib.import_module(f"{__package__}.answers.calculator"), OVERRIDES.get(language, ""), {})
+        answers = {question: replies for question, replies in answers.items() if question in own}
     script = Script("calculator", answers, {question: "that question" for question in answers})
 
     def scripted(request: httpx2.Request) -> httpx2.Response:
         status, payload = script.answer(json.loads(request.content))
         return httpx2.Response(status, json=payload)
 
-    with written_aside("calculator", recordings):
+    with written_aside("calculator", recordings), languages.using(language):
         upstream = None if live else httpx2.MockTransport(scripted)
         client = looplab.client("calculator", mode="record", upstream=upstream, quiet=True)
         try:
@@ -252,21 +274,27 @@ def author_calculator(live: bool, recordings: Path = RECORDINGS_DIR) -> None:
             raise AuthoringFailed(f"calculator: {script.missing[0] if script.missing else error}") from None
 
 
-def author_notebook(path: Path, live: bool, recordings: Path = RECORDINGS_DIR, answers: dict | None = None) -> None:
+def author_notebook(path: Path, live: bool, recordings: Path | None = None, answers: dict | None = None) -> None:
     """Run a solution notebook in record mode: its recording gets exactly what it sends.
 
-    `answers` replaces its answers file (keyed by the notebook's question names, like the file).
+    The kernel speaks the notebook's language (metadata `looplab.lang`, told by JPY_SESSION_NAME as Jupyter
+    tells it), and the recording goes where that language's recordings are (looplab/recordings/fr/...)
+    unless `recordings` says. `answers` replaces its answers file (keyed by the notebook's question names,
+    like the file).
     """
     name = path.stem
-    env = {"LOOPLAB_MODE": "record"}
+    spoken = languages.of_notebook(json.loads(Path(path).read_text(encoding="utf-8")))
+    recordings = recording_path(name, spoken).parent if recordings is None else recordings
+    env = {"LOOPLAB_MODE": "record", languages.SESSION: str(Path(path).resolve())}
     server = script = None
     if not live:
-        script = Script.of_notebook(path, load_answers(name) if answers is None else answers)
+        script = Script.of_notebook(path, load_answers(name, spoken) if answers is None else answers)
         server = serve(script)
         env.update(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}",
                    ANTHROPIC_API_KEY="scripted-no-key-needed")
     saved = dict(os.environ)
     os.environ.update(env)
+    os.environ.pop(languages.OVERRIDE, None)  # the notebook's own language, whatever the shell says
     try:
         with written_aside(name, recordings):
             notebook = nbformat.read(path, as_version=4)
@@ -294,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m authoring record", description=__doc__.splitlines()[0],
                                      epilog=MAINTAINER_ROUTE)
     parser.add_argument("--live", action="store_true", help="ask the real API (needs ANTHROPIC_API_KEY)")
+    parser.add_argument("--lang", default=languages.SOURCE, choices=languages.LANGUAGES,
+                        help="the notebooks of this language (default: en); `make record` does each")
     parser.add_argument("names", nargs="*", help="recordings to write (default: all)")
     args = parser.parse_args(argv)
     if args.live and not os.environ.get("ANTHROPIC_API_KEY"):
@@ -301,14 +331,25 @@ def main(argv: list[str] | None = None) -> int:
     unknown = set(args.names) - {"calculator", *COURSE.stems}
     if unknown:
         parser.error(f"no recording named {', '.join(sorted(unknown))}; they are: calculator, {', '.join(COURSE.stems)}")
+    lang = args.lang
+    solutions = SOLUTIONS if lang == languages.SOURCE else SOLUTIONS / lang
     try:
         if not args.names or "calculator" in args.names:
-            author_calculator(args.live)
-            print(f"wrote {recording_path('calculator').relative_to(ROOT)}")
+            if lang == languages.SOURCE or hasattr(importlib.import_module(f"{__package__}.answers.calculator"),
+                                                   OVERRIDES.get(lang, "")):
+                author_calculator(args.live, recording_path("calculator", lang).parent, lang)
+                print(f"wrote {recording_path('calculator', lang).relative_to(ROOT)}")
+            else:
+                print(f"calculator: kept in English ({answers_file('calculator')} has no {OVERRIDES.get(lang)} "
+                      f"questions); no {lang} recording of it")
         for stem in COURSE.stems:
             if not args.names or stem in args.names:
-                author_notebook(SOLUTIONS / f"{stem}.ipynb", args.live)
-                print(f"wrote {recording_path(stem).relative_to(ROOT)}")
+                if not (solutions / f"{stem}.ipynb").exists():
+                    print(f"{lang}/{stem}: skipped: no solutions/{lang}/{stem}.ipynb (its translation is not "
+                          f"finished: `python -m authoring translations status --lang {lang} {stem}`)")
+                    continue
+                author_notebook(solutions / f"{stem}.ipynb", args.live)
+                print(f"wrote {recording_path(stem, lang).relative_to(ROOT)}")
     except AuthoringFailed as error:
         print(f"author_recordings: {error}; the recording was left unchanged", file=sys.stderr)
         return 1

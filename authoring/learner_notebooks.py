@@ -10,6 +10,8 @@ the learner got their copy.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import sysconfig
 from pathlib import Path
@@ -17,6 +19,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from looplab import language
+from looplab.catalogue import words
 from looplab.client import offline_environ
 from looplab.course import COURSE, Course, Notebook, exercise_number, made_with, stamp_version
 from looplab.notebook_source import checked_names
@@ -25,15 +29,17 @@ from . import NOTEBOOKS, ROOT, SOLUTIONS
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 REGION = re.compile(rf"^([ \t]*){re.escape(BEGIN)}[^\n]*\n.*?^[ \t]*{re.escape(END)}[^\n]*$", re.MULTILINE | re.DOTALL)
 EXECUTION_TIMEOUT = 120  # seconds per cell
+WORDS = words(__file__)  # the stub's words, in the notebook's language (texts/learner_notebooks.toml)
 
 
 def stub(source: str, exercise: str | None) -> str:
-    """Each solution region becomes a line that says what to write."""
-    label = f"Exercise {exercise}" if exercise else "This exercise"
+    """Each solution region becomes a line that says what to write (in the language the course speaks now)."""
+    label = WORDS("exercise", number=exercise) if exercise else WORDS("this_exercise")
+    said = WORDS("stub", label=label)
 
     def replace(match: re.Match) -> str:
         indent = match.group(1)
-        return f'{indent}# YOUR CODE HERE\n{indent}raise NotImplementedError("{label}: replace this line with your code")'
+        return f'{indent}{WORDS("your_code")}\n{indent}raise NotImplementedError("{said}")'
 
     return REGION.sub(replace, source)
 
@@ -91,7 +97,8 @@ def learner_version(solution: nbformat.NotebookNode, course: Course = COURSE) ->
         if cell.cell_type != "code":
             continue
         if BEGIN in cell.source:
-            cell.source = stub(cell.source, exercise_number(cell))
+            with language.using(language.of_notebook(notebook)):
+                cell.source = stub(cell.source, exercise_number(cell))
         tags = cell.metadata.get("tags", [])
         if any(tag in tags for tag in FAILS_UNTIL_SOLVED) and RAISES not in tags:
             cell.metadata["tags"] = [*tags, RAISES]
@@ -106,7 +113,7 @@ def generate(names: list[str] | None = None, course: Course = COURSE, solutions:
              notebooks: Path = NOTEBOOKS) -> list[Path]:
     """Write the learner copy of each solution notebook of the course (or of the ones named)."""
     written = []
-    notebooks.mkdir(exist_ok=True)
+    notebooks.mkdir(parents=True, exist_ok=True)
     for stem in course.stems:
         if names and stem not in names:
             continue
@@ -116,10 +123,29 @@ def generate(names: list[str] | None = None, course: Course = COURSE, solutions:
     return written
 
 
+@contextlib.contextmanager
+def speaking_its_language(path: Path):
+    """os.environ, while the block runs, as Jupyter's server sets it for a kernel running this notebook: its
+    path in JPY_SESSION_NAME, so the course's words follow the notebook's `looplab.lang` (and no LOOPLAB_LANG
+    of the maintainer's shell overrides it)."""
+    saved = {name: os.environ.get(name) for name in (language.SESSION, language.OVERRIDE)}
+    os.environ[language.SESSION] = str(Path(path).resolve())
+    os.environ.pop(language.OVERRIDE, None)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def execute(path: Path) -> None:
-    """Re-run a solution notebook offline and store its outputs (no widget state: see docs/RECORDINGS.md)."""
+    """Re-run a solution notebook offline, in its language, and store its outputs (no widget state: see
+    docs/RECORDINGS.md)."""
     notebook = nbformat.read(path, as_version=4)
-    with offline_environ():  # the kernel inherits it
+    with offline_environ(), speaking_its_language(path):  # the kernel inherits both
         # coalesce_streams: a busy kernel may send one print in two messages; stored, they are one.
         NotebookClient(notebook, timeout=EXECUTION_TIMEOUT, kernel_name="python3", coalesce_streams=True,
                        resources={"metadata": {"path": str(path.parent)}}).execute()

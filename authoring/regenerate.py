@@ -14,6 +14,11 @@ never edited by hand:
 2. the stored outputs of the solution notebooks, re-run offline and normalised (no widget ids,
    no machine paths), so a diff shows only what changed;
 3. the learner notebooks (notebooks/), made from the solutions;
+3'. the same three for every other language of the course, for each notebook whose translation is complete
+   (translated_notebooks.py): solutions/fr/<stem>.ipynb from the English solution and
+   translations/fr/<stem>.toml, its recording looplab/recordings/fr/<stem>.json when it outgrew it, its
+   stored outputs, notebooks/fr/<stem>.ipynb. A notebook without a finished translation is skipped with
+   a line saying so (the suite fails on it until it is translated);
 4. the pages generated from the manifest and the checks' data (authoring/course_pages.py): the audit
    page docs/CHECKS_AUDIT.md (from looplab/checks/audit/*.toml), README's course table and `doctor`
    sample, the notebook rows and "adding a notebook" lists of docs/DESIGN.md and
@@ -39,6 +44,7 @@ import nbformat
 from nbclient.exceptions import CellExecutionError
 
 import looplab
+from looplab import language
 from looplab.course import COURSE
 from looplab.recordings import RECORDINGS_DIR
 from looplab.transport import NotRecordedError
@@ -47,11 +53,14 @@ from . import ROOT
 from . import author_recordings as author
 from . import course_pages
 from . import learner_notebooks
+from . import translated_notebooks as translated
 from . import workshop_guide as guide
 
 NOT_RECORDED = NotRecordedError.__name__
 # The files this command may rewrite (a notebook's run also leaves agent.py beside it: not ours to list).
-DERIVED = ("looplab/recordings/*.json", "solutions/*.ipynb", "notebooks/*.ipynb", "docs/*.md", "README.md")
+DERIVED = ("looplab/recordings/*.json", "solutions/*.ipynb", "notebooks/*.ipynb", "docs/*.md", "README*.md",
+           *(f"{folder}/{language}/*.{ext}" for language in translated.TRANSLATED
+             for folder, ext in (("looplab/recordings", "json"), ("solutions", "ipynb"), ("notebooks", "ipynb"))))
 
 
 def digests() -> dict[str, str]:
@@ -67,9 +76,9 @@ def asks_something_unrecorded(path: Path) -> bool:
                for cell in notebook.cells for output in cell.get("outputs", []))
 
 
-def store_outputs(stem: str) -> None:
+def store_outputs(stem: str, language: str = translated.SOURCE) -> None:
     """Re-run one solution offline, re-authoring its recording first if the notebook outgrew it."""
-    path = learner_notebooks.SOLUTIONS / f"{stem}.ipynb"
+    path = translated.solutions_in(language) / f"{stem}.ipynb"
     try:
         learner_notebooks.execute(path)
         missed = asks_something_unrecorded(path)
@@ -78,15 +87,16 @@ def store_outputs(stem: str) -> None:
             raise
         missed = True
     if missed:
-        print(f"{stem}: the notebook asks something its recording lacks; re-authoring it from "
-              f"authoring/answers/{stem}.py (offline)", file=sys.stderr)
+        print(f"{path.relative_to(ROOT)}: the notebook asks something its recording lacks; re-authoring it "
+              f"from authoring/answers/{stem}.py (offline)", file=sys.stderr)
         author.author_notebook(path, live=False)
         learner_notebooks.execute(path)
 
 
 def calculator_recording_is_complete() -> bool:
     """The `calculator` recording (used by the tests and the README) answers every scripted question."""
-    client = looplab.client("calculator", mode="offline", quiet=True)
+    with language.using(language.SOURCE):  # the English one, whatever LOOPLAB_LANG the shell sets
+        client = looplab.client("calculator", mode="offline", quiet=True)
     try:
         for question in author.load_answers("calculator"):
             author.run_loop(client, question)
@@ -107,6 +117,14 @@ def regenerate(names: list[str]) -> list[str]:
             print(f"running {stem} offline", file=sys.stderr)
             store_outputs(stem)
     learner_notebooks.generate(names or None)
+    for language in translated.TRANSLATED:
+        written = translated.write_solutions(names, language)
+        for stem in written:
+            print(f"running {language}/{stem} offline", file=sys.stderr)
+            store_outputs(stem, language)
+        if written:
+            learner_notebooks.generate(written, solutions=translated.solutions_in(language),
+                                       notebooks=translated.notebooks_in(language))
     course_pages.main([])
     guide.main([])
     after = digests()

@@ -30,6 +30,7 @@ import pytest
 
 from authoring import adding
 from authoring.learner_notebooks import BEGIN, END, generate, manifest_disagreements
+from authoring.notebook_translations import fingerprint
 from tests.test_regenerate import copy_of_the_course
 from looplab.course import COURSE, Course, Notebook
 
@@ -88,6 +89,7 @@ instruction = "return twice the number"
 taught = "{NUMBER:02d} §exercise, \\"Write `double`...\\""
 scenario = "`wrong_double`"
 wrong_answer = "`test_adding_instead_of_doubling_fails`"
+fr = {{ instruction = "renvoyer le double du nombre", of = "da588d2a" }}
 '''
 # 5. Its reference module: the course's own version of each exercise.
 REFERENCE_MODULE = '''
@@ -211,6 +213,9 @@ def added_the_documented_way(tmp_path_factory):
                "tests/test_checks_doubling.py": SOUNDNESS_TESTS_WITH_ONE_WRONG_ANSWER + SECOND_WRONG_ANSWER}
     for relative, source in sources.items():
         (copy / relative).write_text(textwrap.dedent(source), encoding="utf-8")
+    with (copy / "translations" / "fr" / "course.toml").open("a", encoding="utf-8") as french:
+        french.write(f"\n[notebooks.{STEM}]\nof = \"{fingerprint('a function that doubles')}\"\n"
+                     "builds = 'une fonction qui double'\n")
     written = {path for path, digest in digests(copy).items() if before.get(path) != digest}
 
     env = {**os.environ, "PYTHONPATH": str(copy)}  # the kernels import the copy's looplab, too

@@ -76,7 +76,9 @@ def every_name_and_text(folder: Path):
 
 
 def test_the_handout_holds_the_notebooks_the_set_up_and_the_package(handout):
-    assert sorted(path.name for path in (handout / "notebooks").iterdir()) == [
+    assert sorted(path.name for path in (handout / "notebooks").iterdir() if path.is_file()) == [
+        f"{notebook.stem}.ipynb" for notebook in COURSE.notebooks]
+    assert sorted(path.name for path in (handout / "notebooks" / "fr").iterdir()) == [  # the French course
         f"{notebook.stem}.ipynb" for notebook in COURSE.notebooks]
     assert (handout / "scripts" / "bootstrap.py").read_bytes() == (ROOT / "scripts" / "bootstrap.py").read_bytes()
     assert list((handout / "wheelhouse").glob("looplab-*.whl"))

@@ -133,15 +133,34 @@ def run_learner_notebook(path: Path) -> list[tuple]:
     return outcomes
 
 
+def not_written_yet(spoken: str) -> str:
+    """How a check says, in `spoken`, that the exercise is still the stub: "not written yet"."""
+    from looplab import language
+    from looplab.checks.core import TEXTS
+
+    with language.using(spoken):
+        return TEXTS["not_written"].said().failed.split(":")[0]
+
+
+@pytest.mark.parametrize("spoken", ["en", "fr"])
 @pytest.mark.parametrize("name", EXPECTED_NOTEBOOKS)
-def test_learner_notebook_runs_to_the_end_failing_only_at_the_exercises(name):
-    """Run All offline reaches the last cell; only the exercise stubs and their checks fail on the way."""
-    for index, cell_tags, errors, source in run_learner_notebook(NOTEBOOKS / f"{name}.ipynb"):
+def test_learner_notebook_runs_to_the_end_failing_only_at_the_exercises(name, spoken):
+    """Run All offline reaches the last cell; only the exercise stubs and their checks fail on the way (the
+    French learner notebook too, in French: the kernel is told its notebook, as Jupyter tells it)."""
+    from authoring.learner_notebooks import speaking_its_language
+    from authoring.translated_notebooks import notebooks_in
+
+    path = notebooks_in(spoken) / f"{name}.ipynb"
+    if not path.exists():
+        pytest.fail(f"no {path.relative_to(NOTEBOOKS.parent)}: finish its translation, then `make notebooks`")
+    with speaking_its_language(path):
+        outcomes = run_learner_notebook(path)
+    for index, cell_tags, errors, source in outcomes:
         if "exercise" in cell_tags:
             assert errors and errors[0].ename == "NotImplementedError", f"cell {index} should fail as a stub:\n{source}"
         elif "check" in cell_tags:
             assert errors and errors[0].ename == "CheckFailed", f"cell {index} (a check) should fail:\n{source}"
-            assert "not written yet" in errors[0].evalue
+            assert not_written_yet(spoken) in errors[0].evalue
         elif "raises-exception" in cell_tags:
             assert errors, f"cell {index} is tagged raises-exception but raised nothing:\n{source}"
         else:
