@@ -212,7 +212,7 @@ def flag_reference_text(notebook, course_notebook, rows: list[Row]) -> None:
     notebook file: judgement/reference_text.py); never on "the course's own code", which says it already."""
     exercises = {exercise.id: exercise for exercise in course_notebook.exercises}
     for row in rows:
-        if row.exercise in exercises and row.status != Status.COURSE_CODE.text() and row.max_points:
+        if row.exercise in exercises and row.status not in Status.COURSE_CODE.templates() and row.max_points:
             try:
                 row.review = review(notebook, exercises[row.exercise])
             except Exception:  # a note the grader could not make never costs the rows their grade

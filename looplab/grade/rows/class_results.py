@@ -56,7 +56,7 @@ class Handed:
 
     def solved(self, exercise_id: str) -> bool:
         row = self.row(exercise_id)
-        return row.exercise == exercise_id and row.status == Status.SOLVED.text()
+        return row.exercise == exercise_id and row.status in Status.SOLVED.templates()  # in any language
 
 
 def max_points(notebook: Notebook) -> int:
