@@ -14,9 +14,11 @@ of its code) and `translations/<lang>/<stem>.toml`, which holds only words:
 A code cell's entries replace tokens, never lines, so the French cell is the English program with
 other words in its comments and strings: a change to the English code reaches the French notebook
 by regenerating. Which tokens need an entry: every comment, and every string literal holding words
-(two words with a space between them, `WORDS`); a string such as "calculator" or "tool_use" is
-code, not words, and stays. An entry whose `fr` equals its `en` keeps a text on purpose (a protocol
-text code reads, such as the "Error: " a check looks for).
+(a word next to a space once its `{placeholders}` are set aside, `WORDS`); a string such as
+"calculator" or "tool_use" is code, not words, and stays, unless it has an entry all the same (a
+one-word label a learner reads). An entry whose `fr` equals its `en` keeps a text on purpose (a
+protocol text code reads, such as the "Error: " a check looks for). An f-string is one text, on
+Python 3.11 as on 3.12+ (where tokenize splits it).
 
 `python -m authoring translations skeleton --lang fr` writes, for every cell still missing, an
 entry with the English words in it and `todo = true`, for a translator to replace.
@@ -28,12 +30,23 @@ import hashlib
 import io
 import re
 import tokenize
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSLATIONS = ROOT / "translations"
 SOLUTIONS = ROOT / "solutions"
-WORDS = re.compile(r"[^\W\d_]{2,}[^\S\n]+[^\W\d_]{2,}")  # two words with a space between: a sentence's start
+# Words a learner reads: a word of two letters or more next to a space (before it, or after it and one sign such
+# as ":" or ">"), once `{placeholders}` are set aside. "What is 2 + 2?", ", answering {id}" and "(stopped: {why})"
+# hold words; "calculator", "tool_use", "stop_reason:" and "{name}({args})" are code. A string that holds no words
+# by this rule may still have an entry (a printed label, "better"), which the generator applies all the same.
+WORDS = re.compile(r"[^\W\d_]{2,}\W?[^\S\n]|[^\S\n][^\W\d_]{2,}")
+PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+
+
+def holds_words(string_token: str) -> bool:
+    """Whether a string literal, as the cell writes it, holds words a learner reads (see WORDS)."""
+    return bool(WORDS.search(PLACEHOLDER.sub("", string_token)))
 
 
 def fingerprint(english: str) -> str:
@@ -52,11 +65,49 @@ def _python_of(source: str) -> str:
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
-def _word_tokens(source: str) -> list[tokenize.TokenInfo]:
-    """Every comment and word-holding string of a cell, each occurrence, in order (the solution markers left out)."""
-    return [token for token in tokenize.generate_tokens(io.StringIO(_python_of(source) + "\n").readline)
-            if (token.type == tokenize.COMMENT and not token.string.startswith(MARKERS))
-            or (token.type == tokenize.STRING and WORDS.search(token.string))]
+@dataclass(frozen=True)
+class Token:
+    """A comment or a string literal of a cell, as the cell writes it, and where (tokenize's (row, column))."""
+
+    string: str
+    start: tuple[int, int]
+    end: tuple[int, int]
+    comment: bool
+
+
+def _texts(source: str) -> list[Token]:
+    """Every comment and string literal of a cell, each occurrence, in order (the solution markers left out).
+
+    An f-string is one literal, whichever Python reads it: from Python 3.12 tokenize splits it into
+    FSTRING_START, its parts and FSTRING_END, which are joined back here (nested ones included)."""
+    lines = _python_of(source).split("\n")
+    found, opened = [], []
+    for token in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+        kind = tokenize.tok_name[token.type]
+        if kind == "FSTRING_START":
+            opened.append(token.start)
+        elif kind == "FSTRING_END":
+            start = opened.pop()
+            if not opened:
+                found.append(Token(_between(lines, start, token.end), start, token.end, False))
+        elif opened:
+            continue
+        elif token.type == tokenize.COMMENT and not token.string.startswith(MARKERS):
+            found.append(Token(token.string, token.start, token.end, True))
+        elif token.type == tokenize.STRING:
+            found.append(Token(token.string, token.start, token.end, False))
+    return found
+
+
+def _between(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
+    if start[0] == end[0]:
+        return lines[start[0] - 1][start[1]:end[1]]
+    return "\n".join([lines[start[0] - 1][start[1]:], *lines[start[0]:end[0] - 1], lines[end[0] - 1][:end[1]]])
+
+
+def _word_tokens(source: str) -> list[Token]:
+    """The texts of a cell a translation must give: every comment, and every string that holds words."""
+    return [token for token in _texts(source) if token.comment or holds_words(token.string)]
 
 
 def translatable_tokens(source: str) -> list[str]:
@@ -77,7 +128,7 @@ def replaced_tokens(source: str, words: dict[str, str]) -> str:
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
     pieces, done = [], 0
-    for token in _word_tokens(source):
+    for token in _texts(source):  # a string the rule does not ask for is replaced too, when it has an entry
         begin = starts[token.start[0] - 1] + token.start[1]
         end = starts[token.end[0] - 1] + token.end[1]
         pieces += [source[done:begin], words.get(token.string, token.string)]
@@ -197,7 +248,7 @@ def unused(notebook: dict, cells: dict) -> list[str]:
         entry = cells.get(cell_id)
         if cell["cell_type"] != "code" or not isinstance(entry, dict):
             continue
-        tokens = translatable_tokens(source_of(cell))
+        tokens = {token.string for token in _texts(source_of(cell))}
         found += [f"cell {cell_id} (code): an entry for {item.get('en')}, which the English cell no longer holds"
                   for item in entry.get("code", []) if item.get("en") not in tokens
                   and not str(item.get("en")).startswith(MARKERS)]  # skeletons made before markers were left out

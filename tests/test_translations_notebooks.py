@@ -293,3 +293,22 @@ def test_a_french_recording_is_made_from_the_french_solution_and_the_answers_in_
     assert recorded == recording_path(STEM, LANGUAGE).read_text(encoding="utf-8")
     assert json.loads(recorded)["exchanges"][0]["request"]["messages"][0]["content"] in \
         author.notebook_questions(path).values(), "the recording asks the French notebook's question"
+
+
+@pytest.mark.parametrize("token, holds", [
+    ('"What is 2 + 2?"', True), ('f"{name}({args}) -> {out!r}, answering {id}"', True), ('f"(stopped: {why})"', True),
+    ('"User> "', True), ('"Error: "', True), ('"calculator"', False), ('"tool_use"', False), ('"stop_reason:"', False),
+    ('f"{name}({args})"', False), ('"3917 * 8263"', False), ("f\"{', '.join(names) or 'none'}\"", False),
+])
+def test_a_string_holds_words_when_a_word_sits_next_to_a_space(token, holds):
+    """What a translation must give (authoring/notebook_translations.py, WORDS): the printed words around
+    placeholders included, never code such as a tool's name or an API field."""
+    assert words.holds_words(token) is holds
+
+
+def test_an_f_string_is_one_text_and_a_one_word_label_may_be_translated_too():
+    source = 'print(f"tools: {n}, answering {x}")  # a comment\nlabel = "better"\n'
+    assert words.translatable_tokens(source) == ['f"tools: {n}, answering {x}"', "# a comment"]
+    french = words.replaced_tokens(source, {'f"tools: {n}, answering {x}"': 'f"outils : {n}, en réponse à {x}"',
+                                                    '"better"': '"meilleure"'})
+    assert french == 'print(f"outils : {n}, en réponse à {x}")  # a comment\nlabel = "meilleure"\n'
