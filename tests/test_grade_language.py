@@ -4,15 +4,14 @@ exports speak `--lang`, by default the notebooks' when they all agree, else Engl
 
 Two grader runs of notebook 1 (a few notebooks each): a class mixing English and French notebooks (the
 default: English), and its French notebooks alone (the default: French). The French submissions are the
-English fixtures with `looplab.lang = "fr"` in their metadata (`french`), which is all the grader reads;
-the generated French notebooks (solutions/fr/) can replace them once they exist.
+generated French solution (solutions/fr/, French words in its code and prose), whole (chloe) and with
+the same two mistakes as alice's English one (benoit).
 """
 
 from __future__ import annotations
 
 import csv
 import html
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -37,10 +36,20 @@ NB1 = make_fixtures.NB1
 SPEAKS = "import looplab.language\nprint('kernel speaks', looplab.language.current())"
 
 
-def french(notebook):
-    """The same notebook, French: its metadata says so, as the generated French notebooks' does."""
-    notebook = nbformat.from_dict(json.loads(json.dumps(notebook)))
-    notebook.metadata.setdefault("looplab", {})["lang"] = "fr"
+def french_solution():
+    """The generated French solution of notebook 1 (its metadata says looplab.lang = "fr")."""
+    notebook = nbformat.read(make_fixtures.SOLUTIONS / "fr" / f"{NB1}.ipynb", as_version=4)
+    assert notebook.metadata["looplab"]["lang"] == "fr"
+    return notebook
+
+
+def french_partial():
+    """The French solution with make_fixtures.partial_1's two mistakes: 1.2 names its tool 'calc', 1.3 a stub."""
+    notebook = french_solution()
+    cell = notebook.cells[make_fixtures.exercise_index(notebook, "1.2")]
+    assert '"name": "calculator"' in cell.source
+    cell.source = cell.source.replace('"name": "calculator"', '"name": "calc"', 1)
+    make_fixtures.stub_exercise(notebook, "1.3")
     return notebook
 
 
@@ -53,8 +62,8 @@ def speaking(notebook):
 # learner -> (their notebook 1, its language)
 CLASS = {
     "alice": (lambda: speaking(make_fixtures.partial_1()), "en"),
-    "benoit": (lambda: speaking(french(make_fixtures.partial_1())), "fr"),
-    "chloe": (lambda: french(make_fixtures.solution(NB1)), "fr"),
+    "benoit": (lambda: speaking(french_partial()), "fr"),
+    "chloe": (french_solution, "fr"),
 }
 
 
@@ -194,6 +203,7 @@ def test_notebooks_judged_side_by_side_keep_their_own_language():
     """`using` is a context variable: each asyncio task keeps its notebook's language across its awaits, and
     the judge's thread (asyncio.to_thread, as the runner starts it) speaks its task's."""
     import asyncio
+    import concurrent.futures
 
     async def notebook(said: str, heard: list) -> None:
         with language.using(said):
@@ -206,6 +216,9 @@ def test_notebooks_judged_side_by_side_keep_their_own_language():
         await asyncio.gather(notebook("fr", heard), notebook("en", heard))
         return heard
 
-    heard = asyncio.run(both())
+    # In a thread of its own: a test run before this one in the same worker (Playwright's sync API) may have
+    # left an event loop running in this thread, where asyncio.run refuses to start another.
+    with concurrent.futures.ThreadPoolExecutor(1) as fresh:
+        heard = fresh.submit(asyncio.run, both()).result()
     assert len(heard) == 6 and all(said == current == judged for said, current, judged in heard)
     assert language.current() == "en"
