@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from looplab import language
+from looplab.catalogue import words
 from looplab.course import COURSE
 
 from . import DOCS, ROOT, adding, audit
@@ -42,40 +43,38 @@ def end_mark(name: str) -> str:
     return f"<!-- end generated: {name} -->"
 
 
-TABLE_HEAD = {"en": "| notebook | you build | exercises |", "fr": "| notebook | vous construisez | exercices |"}
+WORDS = words(__file__)  # authoring/texts/course_pages.toml
 
 
-def manifest_words(spoken: str) -> tuple[dict[str, str], dict[str, str]]:
-    """Each notebook's `builds` and each exercise's title in `spoken`: the manifest's words in English,
-    translations/<language>/course.toml's otherwise (titles that are only a name stay as they are). Each row
-    records the fingerprint of the English it translates: a missing or stale row stops the regeneration,
-    naming the row and the English to translate."""
+def builds_in(spoken: str) -> dict[str, str]:
+    """Each notebook's `builds` (what the README's course table says it builds) in `spoken`: the manifest's words
+    in English, translations/<language>/course.toml's otherwise, each row recording the fingerprint of the English
+    it translates. A missing or stale row stops the regeneration, naming the notebook and the English to translate.
+    (Exercise titles are the package's words, `Exercise.said_title`: a check's panel shows them too.)"""
     builds = {notebook.stem: notebook.builds for notebook in COURSE.notebooks}
-    titles = {e.id: e.title for notebook in COURSE.notebooks for e in notebook.exercises}
     if spoken == language.SOURCE:
-        return builds, titles
+        return builds
     path = ROOT / "translations" / spoken / "course.toml"
-    table = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    wanted = [("notebooks", stem, "builds", english) for stem, english in builds.items()]
-    wanted += [("exercises", id, "title", english) for id, english in titles.items() if " " in english]
-    said = {"builds": dict(builds), "title": dict(titles)}
-    for part, key, field, english in wanted:
-        row = table.get(part, {}).get(key)
+    rows = tomllib.loads(path.read_text(encoding="utf-8")).get("notebooks", {}) if path.exists() else {}
+    for stem, english in builds.items():
+        row = rows.get(stem)
         if row is None or row.get("of") != fingerprint(english):
             state = "has no row" if row is None else f"translates an older English (of = {row.get('of')!r})"
-            raise Incomplete(f"{path.relative_to(ROOT)}: [{part}.{key!r}] {state}; translate {english!r} "
-                             f"into {field} and set of = {fingerprint(english)!r}")
-        said[field][key] = row[field]
-    return said["builds"], said["title"]
+            raise Incomplete(f"{path.relative_to(ROOT)}: [notebooks.{stem!r}] {state}; translate {english!r} "
+                             f"into builds and set of = {fingerprint(english)!r}")
+        builds[stem] = row["builds"]
+    return builds
 
 
 def course_table(spoken: str = language.SOURCE) -> list[str]:
-    lines = [TABLE_HEAD[spoken], "|---|---|---|"]
-    builds, titles = manifest_words(spoken)
+    with language.using(spoken):
+        lines = [WORDS("table_head"), "|---|---|---|"]
+    builds = builds_in(spoken)
     for notebook in COURSE.notebooks:
         named: set[str] = set()  # an exercise that rewrites an earlier one's function is shown by its title
-        exercises = ", ".join(f"{e.id} {titles[e.id]}" if e.name in named or named.add(e.name) else f"{e.id} `{e.name}`"
-                              for e in notebook.exercises)
+        with language.using(spoken):
+            exercises = ", ".join(f"{e.id} {e.said_title}" if e.name in named or named.add(e.name)
+                                  else f"{e.id} `{e.name}`" for e in notebook.exercises)
         lines.append(f"| `{notebook.stem}` | {builds[notebook.stem]} | {exercises} |")
     return lines
 

@@ -32,7 +32,6 @@ from looplab.course import COURSE
 
 from . import DOCS, ROOT, time_model, workshop_plans
 from .audit import KEY, audit_rows, table_cell  # KEY: `key` in a cell of the audit, a catalogue key or a test's name
-from .course_pages import manifest_words
 
 GUIDES = {"en": DOCS / "WORKSHOP.md", "fr": DOCS / "WORKSHOP.fr.md"}  # one guide per language, one generator
 GUIDE = GUIDES["en"]
@@ -63,7 +62,7 @@ def mistake_row(instruction: str, scenario_cell: str, texts: dict, general_hint:
 
 def title(exercise_id: str) -> str:
     """An exercise's title in the language being written (the manifest's, or its translation)."""
-    return manifest_words(language.current())[1][exercise_id]
+    return COURSE.exercise(exercise_id).said_title
 
 
 def mistakes_section() -> list[str]:

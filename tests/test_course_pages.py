@@ -56,8 +56,8 @@ def test_a_page_without_its_marks_is_named_in_one_line(readme_copy):
 def test_the_french_readme_table_comes_from_the_manifest_and_its_fingerprinted_translation(tmp_path, monkeypatch):
     """README.fr.md's table is generated like README.md's; a notebook whose English `builds` changed without its
     French row being re-checked stops the regeneration, naming the row and the English."""
-    _, titles = course_pages.manifest_words("fr")
-    assert titles["1.1"] == "calculator" and titles["2.3"] != "agent_turn with a hard cap"
+    table = "\n".join(course_pages.course_table("fr"))
+    assert "2.3 agent_turn with a hard cap" not in table and "1.1 `calculator`" in table
     table = tmp_path / "translations" / "fr" / "course.toml"
     table.parent.mkdir(parents=True)
     table.write_text((course_pages.ROOT / "translations" / "fr" / "course.toml").read_text(encoding="utf-8")

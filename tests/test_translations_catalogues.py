@@ -242,7 +242,7 @@ def test_hint_and_progress_speak_french(french, capsys):
     progress = Progress({"2.3": CheckResult("2.3", "x", 2, 2, [])})
     shown = repr(progress)
     assert shown.splitlines()[0] == core.SAY.words("progress", points=2, max_points=progress.max_points) != english
-    assert "agent_turn avec un plafond strict" in shown
+    assert "agent_turn avec un plafond ferme" in shown
 
 
 def test_progress_shows_the_titles_in_french(french):

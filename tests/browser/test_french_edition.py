@@ -4,7 +4,7 @@ Nothing tells the kernel its language but the notebook itself: JupyterLab's serv
 path of its notebook (JPY_SESSION_NAME), and looplab reads `looplab.lang` in that notebook's metadata
 (looplab/language.py). So this runs the generated French notebook as a learner would open it, from a
 folder of its own, and looks for the French words on the page: the client's mode line, the viewer's step
-titles and legend, a check's panel; and a Run All of a French learner notebook reaching its last cell.
+titles and legend. (A Run All of a French learner notebook is one of tests/browser/test_run_all.py's.)
 """
 
 from pathlib import Path
@@ -19,7 +19,6 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 FRENCH_SOLUTION = ROOT / "solutions" / "fr" / "02_closing_the_loop.ipynb"
-FRENCH_LEARNER = ROOT / "notebooks" / "fr" / "02_closing_the_loop.ipynb"
 
 
 def test_a_french_notebook_speaks_french_in_jupyterlab(page, run_notebook):
@@ -33,18 +32,6 @@ def test_a_french_notebook_speaks_french_in_jupyterlab(page, run_notebook):
     expect(viewer.locator(".looplab-legend")).to_contain_text("l'API refuse ceci")
     expect(page.get_by_text("offline, answers come from")).to_have_count(0)
     expect(page.get_by_text("Error displaying widget")).to_have_count(0)
-
-
-def test_run_all_reaches_the_last_cell_of_a_french_learner_notebook(page, run_all_to_the_end):
-    cells = run_all_to_the_end(page, FRENCH_LEARNER, "fr")
-    assert all(cell["ran"] for cell in cells)
-    for number, cell in enumerate(cells, start=1):
-        if "exercise" in cell["tags"]:
-            assert cell["errors"] == ["NotImplementedError"], f"code cell {number}: the stub should raise"
-        elif "check" in cell["tags"]:
-            assert cell["errors"] == ["CheckFailed"], f"code cell {number}: the check of a stub should fail"
-        elif "raises-exception" not in cell["tags"]:
-            assert not cell["errors"], f"code cell {number} raised {cell['errors']} in the learner's copy"
 
 
 def test_the_french_class_report_reads_french(page, tmp_path):
