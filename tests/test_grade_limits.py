@@ -80,6 +80,16 @@ def test_the_default_jobs_fit_the_cores_and_the_memory():
     assert default_jobs() >= 1
 
 
+def test_a_slot_is_started_per_submission_at_most(monkeypatch):
+    """Each --jobs slot starts a kernel template: one notebook graded starts one, whatever --jobs says."""
+    from looplab.grade.grading import slots_needed
+    monkeypatch.chdir(WORKDIR)
+    assert slots_needed([f"submissions/partial/{NB1}.ipynb"], 8) == 1
+    assert slots_needed(["submissions/partial"], 8) == len(list((WORKDIR / "submissions" / "partial").glob("*.ipynb")))
+    assert slots_needed(["submissions"], 2) == 2  # a class: every slot works
+    assert slots_needed(["submissions/no-such-learner"], 3) == 3  # not there: the run itself says so
+
+
 def test_stopped_cells_name_each_limit_and_read_back_as_their_status():
     from looplab.grade.exports.class_report import status_of
     from looplab.grade.shared.status import Status, stops_text

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .. import language
 from ..catalogue import words
+from ..course import COURSE
 from .exports.feedback import write_feedback
 from .exports.terminal import GradingProgress
 from .judgement.judge import check_point
@@ -81,10 +82,21 @@ def grade(paths: list[str], options: GradingOptions) -> GradingResult:
         raise UsageError(str(error)) from None
     hidden = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
     hidden += [options.feedback] if options.feedback is not None else []
-    grader = Grader(jobs=options.jobs, judge=check_point, cell_timeout=options.cell_timeout, timeout=options.timeout,
+    grader = Grader(jobs=slots_needed(paths, options.jobs), judge=check_point, cell_timeout=options.cell_timeout, timeout=options.timeout,
                     forked=options.forked, isolation=isolation, hidden=hidden)
     grader.spawn_template()  # now, while this process is single-threaded
     return asyncio.run(_grade(paths, options, grader))
+
+
+def slots_needed(paths: list[str], jobs: int) -> int:
+    """`jobs`, or fewer when fewer submissions are under the paths: every slot starts a kernel template (seconds of
+    CPU, a sandbox's imports), so grading one learner's notebook starts one, not one per core. A quick look at the
+    folders (the course's stems, not yet the course itself); a path that is not there is `_grade`'s to report."""
+    try:
+        found = len(collect(paths, COURSE.stems))
+    except OSError:
+        return jobs
+    return max(1, min(jobs, found))
 
 
 async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> GradingResult:
