@@ -414,8 +414,25 @@ def run_tests(python, pytest_args):
         subprocess.check_call(["bash", os.path.join("scripts", "install_system_deps.sh")], cwd=ROOT)
     else:
         say("not Linux: Debian's chromium cannot be installed here, so the browser tests will be skipped")
+    compile_the_course(python)
     # One test file per worker: nbval's cells of one notebook share a kernel and must never be split.
     return subprocess.call([python, "-m", "pytest", "-n", "auto", "--dist", "loadfile"] + pytest_args, cwd=ROOT)
+
+
+# The course's own modules, as the suite's processes import them from the checkout (the editable install).
+COURSE_PACKAGES = ("looplab", "authoring", "tests", "benchmarks")
+
+
+def compile_the_course(python):
+    """Write the .pyc of the course's own modules once, before the suite starts its hundreds of processes
+    (kernels, graders, notebook runs), each of which imports them.
+
+    pip compiles the packages it installs, but not a checkout installed editable: Python compiles those
+    sources at first import and writes the .pyc itself, unless the environment says not to
+    (PYTHONDONTWRITEBYTECODE, which many container images set). Then every process compiled every module
+    again. compileall writes them whatever that says (quietly; up-to-date files are skipped), and Python
+    still reads them."""
+    subprocess.check_call([python, "-m", "compileall", "-q", "-j", "0"] + list(COURSE_PACKAGES), cwd=ROOT)
 
 
 def main(argv):
