@@ -28,8 +28,9 @@ def copy_of_the_course(course: Path) -> Path:
         if (ROOT / relative).is_file():
             shutil.copy(ROOT / relative, course / relative)
         else:
-            shutil.copytree(ROOT / relative, course / relative,
-                            ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+            # __pycache__ too: the copies keep their times, so the .pyc the test command compiled stay valid and
+            # the dozen kernels this copy starts need not compile the package again.
+            shutil.copytree(ROOT / relative, course / relative, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     return course
 
 
