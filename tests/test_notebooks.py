@@ -2,7 +2,8 @@
 
 nbval (see pyproject.toml) runs the solutions and compares every stored output. It cannot tell
 whether a learner's stub cell really fails (a `raises-exception` cell that raises nothing passes),
-so the learner notebooks are run here with nbclient, cell by cell.
+so the learner notebooks are run cell by cell: here with nbclient, except those tests/browser/test_run_all.py
+runs in a real JupyterLab (tests/learner_run_all.py says which, and what both check).
 """
 
 import ast
@@ -16,6 +17,7 @@ from nbclient import NotebookClient
 from authoring.learner_notebooks import BEGIN, END, NOTEBOOKS, SOLUTIONS, learner_version
 from looplab.course import COURSE, exercise_number
 from looplab.notebook_source import without_magics
+from tests.learner_run_all import check_fails_only_at_the_exercises, learner_notebook, left_to_the_browser
 
 SOLUTION_FILES = sorted(SOLUTIONS.glob("*.ipynb"))
 EXPECTED_NOTEBOOKS = COURSE.stems
@@ -119,52 +121,60 @@ def test_no_notebook_asks_for_input():
                 assert not calls_input(cell.source), (path.name, cell.source)
 
 
-def run_learner_notebook(path: Path) -> list[tuple]:
-    """Run All, as JupyterLab does: an error stops the run unless its cell is tagged raises-exception."""
+def run_learner_notebook(path: Path) -> list[dict]:
+    """Run All, as JupyterLab does: an error stops the run unless its cell is tagged raises-exception.
+
+    Returns each code cell's outcome as check_fails_only_at_the_exercises reads it."""
     notebook = nbformat.read(path, as_version=4)
     NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=False,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
-    outcomes = []
-    for index, cell in enumerate(notebook.cells):
-        if cell.cell_type != "code":
-            continue
-        errors = [output for output in cell.outputs if output.output_type == "error"]
-        outcomes.append((index, tags(cell), errors, cell.source))
-    return outcomes
-
-
-def not_written_yet(spoken: str) -> str:
-    """How a check says, in `spoken`, that the exercise is still the stub: "not written yet"."""
-    from looplab import language
-    from looplab.checks.core import TEXTS
-
-    with language.using(spoken):
-        return TEXTS["not_written"].said().failed.split(":")[0]
+    return [{"tags": tags(cell), "source": cell.source,
+             "errors": [{"ename": output.ename, "evalue": output.evalue}
+                        for output in cell.outputs if output.output_type == "error"]}
+            for cell in notebook.cells if cell.cell_type == "code"]
 
 
 @pytest.mark.parametrize("spoken", ["en", "fr"])
 @pytest.mark.parametrize("name", EXPECTED_NOTEBOOKS)
-def test_learner_notebook_runs_to_the_end_failing_only_at_the_exercises(name, spoken):
+def test_learner_notebook_runs_to_the_end_failing_only_at_the_exercises(name, spoken, request):
     """Run All offline reaches the last cell; only the exercise stubs and their checks fail on the way (the
-    French learner notebook too, in French: the kernel is told its notebook, as Jupyter tells it)."""
-    from authoring.learner_notebooks import speaking_its_language
-    from authoring.translated_notebooks import notebooks_in
+    French learner notebook too, in French: the kernel is told its notebook, as Jupyter tells it).
 
-    path = notebooks_in(spoken) / f"{name}.ipynb"
+    tests/browser/test_run_all.py checks the same of the notebooks it runs, in a real JupyterLab: when it runs
+    one in this session, this leaves it to the browser rather than run it twice (see left_to_the_browser).
+    Without the browser, or with the browser tests deselected, every learner notebook is run here.
+    """
+    from authoring.learner_notebooks import speaking_its_language
+
+    if (name, spoken) in left_to_the_browser(request.session):
+        pytest.skip("Run All of this notebook is checked in JupyterLab by tests/browser/test_run_all.py")
+    path = learner_notebook(name, spoken)
     if not path.exists():
         pytest.fail(f"no {path.relative_to(NOTEBOOKS.parent)}: finish its translation, then `make notebooks`")
     with speaking_its_language(path):
-        outcomes = run_learner_notebook(path)
-    for index, cell_tags, errors, source in outcomes:
-        if "exercise" in cell_tags:
-            assert errors and errors[0].ename == "NotImplementedError", f"cell {index} should fail as a stub:\n{source}"
-        elif "check" in cell_tags:
-            assert errors and errors[0].ename == "CheckFailed", f"cell {index} (a check) should fail:\n{source}"
-            assert not_written_yet(spoken) in errors[0].evalue
-        elif "raises-exception" in cell_tags:
-            assert errors, f"cell {index} is tagged raises-exception but raised nothing:\n{source}"
-        else:
-            assert not errors, f"cell {index} failed in the learner's copy:\n{source}\n{errors[0].evalue if errors else ''}"
+        cells = run_learner_notebook(path)
+    check_fails_only_at_the_exercises(cells, spoken)
+
+
+def test_a_notebook_is_left_to_the_browser_only_when_the_browser_test_runs_it(monkeypatch, tmp_path):
+    """Left to tests/browser/test_run_all.py: the notebooks it is selected for in this session, on a machine with
+    the browser; none without the browser (that test would be skipped) or when it is deselected."""
+    from types import SimpleNamespace
+
+    from tests import learner_run_all
+
+    def item(path, name, spoken):
+        return SimpleNamespace(path=path, callspec=SimpleNamespace(params={"name": name, "spoken": spoken}))
+
+    browser_selected = SimpleNamespace(items=[item(learner_run_all.BROWSER_RUN_ALL_TEST, "02_closing_the_loop", "fr"),
+                                              item(Path(__file__), "02_closing_the_loop", "en")])
+    browser_deselected = SimpleNamespace(items=browser_selected.items[1:])
+    monkeypatch.setattr(learner_run_all, "CHROMIUM", tmp_path / "chromium")  # not installed
+    assert "chromium is not installed" in learner_run_all.why_no_browser()
+    assert learner_run_all.left_to_the_browser(browser_selected) == set()
+    monkeypatch.setattr(learner_run_all, "why_no_browser", lambda: None)  # installed
+    assert learner_run_all.left_to_the_browser(browser_selected) == {("02_closing_the_loop", "fr")}
+    assert learner_run_all.left_to_the_browser(browser_deselected) == set()
 
 
 @pytest.mark.parametrize("solution", SOLUTION_FILES, ids=lambda p: p.stem)

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
+from tests.learner_run_all import CHROMIUM, why_no_browser
+
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts"
 HERE = Path(__file__).resolve().parent
@@ -221,14 +222,11 @@ def jupyter_lab(tmp_path_factory):
 @pytest.fixture(scope="session")
 def browser():
     """Headless Debian Chromium under Playwright (never Playwright's own browser download)."""
-    if not CHROMIUM.exists():
-        unavailable(
-            f"Debian's chromium is not installed ({CHROMIUM}): run `bash scripts/install_system_deps.sh` as root"
-        )
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("playwright is not installed: run `make test` (or pip install -r requirements-dev.txt)")
+    missing = why_no_browser()
+    if missing:
+        unavailable(missing)
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:
@@ -359,14 +357,17 @@ _CELL_OUTCOMES = f"""path => {{
     return panel.content.widgets.filter(cell => cell.model.type === 'code').map(cell => ({{
         tags: cell.model.getMetadata('tags') || [],
         ran: cell.model.executionCount !== null,
-        errors: cell.model.outputs.toJSON().filter(output => output.output_type === 'error').map(output => output.ename),
+        errors: cell.model.outputs.toJSON().filter(output => output.output_type === 'error').map(
+            output => ({{ename: output.ename, evalue: output.evalue}})),
+        source: cell.model.sharedModel.getSource(),
     }}));
 }}"""
 
 
 @pytest.fixture
 def run_all_to_the_end(jupyter_lab):
-    """run_all_to_the_end(page, path): Run All in JupyterLab; [{tags, ran, errors}] per code cell.
+    """run_all_to_the_end(page, path): Run All in JupyterLab; [{tags, ran, errors: [{ename, evalue}], source}] per
+    code cell.
 
     Fails if the run does not reach the last code cell (a cell that raised stopped it).
     """
@@ -381,7 +382,7 @@ def run_all_to_the_end(jupyter_lab):
         except Exception:
             outcomes = page.evaluate(_CELL_OUTCOMES, notebook)
             stopped = [index + 1 for index, cell in enumerate(outcomes) if not cell["ran"]]
-            raised = [f"code cell {index + 1} {cell['tags']}: {cell['errors']}"
+            raised = [f"code cell {index + 1} {cell['tags']}: {[error['ename'] for error in cell['errors']]}"
                       for index, cell in enumerate(outcomes) if cell["errors"]]
             pytest.fail(f"Run All of {notebook} did not reach the end: code cells {stopped} never ran; "
                         f"raised: {raised}", pytrace=False)

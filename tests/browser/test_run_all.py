@@ -3,29 +3,23 @@
 The prose promises it: a learner who has not written an exercise yet can still run the notebook and
 read every output. The generator tags the exercise and check cells of the learner copies
 `raises-exception`, which JupyterLab honours (the kernel is told not to abort the cells queued after
-one that raises). Only those cells may fail, and with the stubs in place they do.
+one that raises). Only those cells, and the others tagged so, may fail, and with the stubs in place they do: the
+same outcomes tests/test_notebooks.py checks with nbclient, which leaves these notebooks to this test when it runs
+(tests/learner_run_all.py).
 """
-
-from pathlib import Path
 
 import pytest
 
+from tests.learner_run_all import RUN_IN_THE_BROWSER, check_fails_only_at_the_exercises, learner_notebook
+
 pytestmark = pytest.mark.browser
 
-LEARNER = Path(__file__).resolve().parents[2] / "notebooks"
-# Every English learner notebook, and one French one (run from a folder of its own, as a learner opens it: its
-# kernel speaks French because its notebook says so; the French code is the English program, so one suffices).
-NOTEBOOKS = [(path, "") for path in sorted(LEARNER.glob("*.ipynb"))] + [(LEARNER / "fr" / "02_closing_the_loop.ipynb", "fr")]
 
-
-@pytest.mark.parametrize("notebook, folder", NOTEBOOKS, ids=lambda value: getattr(value, "stem", value or "en"))
-def test_run_all_reaches_the_last_cell_of_the_learner_notebook(page, run_all_to_the_end, notebook, folder):
-    cells = run_all_to_the_end(page, notebook, folder)
+@pytest.mark.parametrize("name, spoken", RUN_IN_THE_BROWSER, ids=lambda value: value)
+def test_run_all_reaches_the_last_cell_of_the_learner_notebook(page, run_all_to_the_end, name, spoken):
+    # A French notebook is run from a folder of its own, as a learner opens it: its kernel speaks French because
+    # its notebook says so (JupyterLab hands the kernel its notebook's path).
+    folder = "" if spoken == "en" else spoken
+    cells = run_all_to_the_end(page, learner_notebook(name, spoken), folder)
     assert all(cell["ran"] for cell in cells)
-    for number, cell in enumerate(cells, start=1):
-        if "exercise" in cell["tags"]:
-            assert cell["errors"] == ["NotImplementedError"], f"code cell {number}: the stub should raise"
-        elif "check" in cell["tags"]:
-            assert cell["errors"] == ["CheckFailed"], f"code cell {number}: the check of a stub should fail"
-        elif "raises-exception" not in cell["tags"]:
-            assert not cell["errors"], f"code cell {number} raised {cell['errors']} in the learner's copy"
+    check_fails_only_at_the_exercises(cells, spoken)
