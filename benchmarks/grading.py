@@ -51,6 +51,8 @@ The figures are printed, never asserted: timings depend on the machine. The scri
 with 0. `--quick` grades 1 learner's first notebook once, isolated at --jobs 1 and 2 and not
 isolated at --jobs 1, without the warm-up kernel, the second baseline or the notebooks run alone, and only the
 solved notebook and the growing list of the runaway loops, to prove the script works (the test suite runs it).
+That one notebook is the runaway loops' solved baseline too, graded the same way, so --quick takes the baseline's
+figures from its isolated --jobs 1 run (watched for memory) rather than grading it again: four grader runs.
 """
 
 from __future__ import annotations
@@ -163,11 +165,11 @@ def peak_resident(pid: int) -> int:
     return 0
 
 
-def grade_watched(folder: Path, out: Path, timings: Path, *extra: str) -> tuple[float, float | None]:
-    """Grade at --jobs 1: the grader's seconds for the notebook, and the peak resident MB of the biggest
-    process under it (sampled every 20 ms; None where there is no /proc)."""
-    command, env = grader(folder, 1, out, extra, timings)
-    timings.unlink(missing_ok=True)
+def run_watched(command: list[str], env: dict) -> tuple[float, float, float | None]:
+    """Run the grader as grade() does, sampling every 20 ms the peak resident size of the biggest process under it
+    (its kernel): wall time, CPU time, and that peak in MB (None where there is no /proc)."""
+    cpu = children_cpu()
+    started = time.perf_counter()
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True)
     watch = Path("/proc").is_dir()
@@ -176,14 +178,37 @@ def grade_watched(folder: Path, out: Path, timings: Path, *extra: str) -> tuple[
         if watch:
             peak = max([peak] + [peak_resident(pid) for pid in descendants(process.pid)])
         time.sleep(0.02)
+    elapsed = time.perf_counter() - started
     if process.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{process.stderr.read()}")
-    seconds = sum(json.loads(line)["seconds"] for line in timings.read_text().splitlines())
-    return seconds, (peak / 2**20 if watch else None)
+    return elapsed, children_cpu() - cpu, (peak / 2**20 if watch else None)
 
 
-def runaway_loops(tmp_path: Path, isolation: str, quick: bool) -> list[tuple[str, float, float | None, str]]:
-    """(fixture, seconds, peak MB, status of its looping exercise) for the solved notebook and each runaway loop."""
+def grader_seconds(timings: Path) -> float:
+    """The grader's own seconds for the notebooks it graded (LOOPLAB_GRADE_TIMINGS)."""
+    return sum(json.loads(line)["seconds"] for line in timings.read_text().splitlines())
+
+
+def status_in(out: Path, exercise: str) -> str:
+    with open(out, newline="", encoding="utf-8") as handle:
+        return next(r["status"] for r in csv.DictReader(handle) if r["exercise"] == exercise)
+
+
+def grade_watched(folder: Path, out: Path, timings: Path, *extra: str) -> tuple[float, float | None]:
+    """Grade at --jobs 1: the grader's seconds for the notebook, and the peak resident MB of the biggest
+    process under it (sampled every 20 ms; None where there is no /proc)."""
+    command, env = grader(folder, 1, out, extra, timings)
+    timings.unlink(missing_ok=True)
+    _, _, peak = run_watched(command, env)
+    return grader_seconds(timings), peak
+
+
+Runaway = tuple[str, float, float | None, str]  # (fixture, seconds, peak MB, status of its looping exercise)
+
+
+def runaway_loops(tmp_path: Path, isolation: str, quick: bool, solved: Runaway | None = None) -> list[Runaway]:
+    """(fixture, seconds, peak MB, status of its looping exercise) for the solved notebook and each runaway loop.
+    `solved`: the solved notebook's row, when a run graded it already with the same options (--quick's round)."""
     sys.path.insert(0, str(ROOT / "tests" / "grading_fixtures"))
     import make_fixtures
 
@@ -195,19 +220,19 @@ def runaway_loops(tmp_path: Path, isolation: str, quick: bool) -> list[tuple[str
         cases = [cases[0], cases[-1]]
     extra = ["--isolation", isolation]
     results = []
+    if solved is not None:
+        cases, results = cases[1:], [solved]
     for name, notebook, exercise in cases:
         folder = tmp_path / "runaway" / name.split()[0]
         folder.mkdir(parents=True)
         nbformat.write(notebook, folder / f"{make_fixtures.NB1}.ipynb")
         out = tmp_path / f"grades-{name.split()[0]}.csv"
         seconds, peak = grade_watched(folder, out, tmp_path / "timings-runaway.jsonl", *extra)
-        with open(out, newline="", encoding="utf-8") as handle:
-            status = next(r["status"] for r in csv.DictReader(handle) if r["exercise"] == exercise)
-        results.append((name, seconds, peak, f"{exercise}: {status}"))
+        results.append((name, seconds, peak, f"{exercise}: {status_in(out, exercise)}"))
     return results
 
 
-def print_runaway(runaway: list[tuple[str, float, float | None, str]], isolation: str, quick: bool) -> None:
+def print_runaway(runaway: list[Runaway], isolation: str, quick: bool) -> None:
     print(f"runaway loops, one notebook graded alone at --jobs 1, isolation {isolation}, "
           + "the default limits" + (" (--quick: two of them)" if quick else ""))
     print(f"{'notebook':<20}  {'graded s':>8}  {'x solved':>8}  {'peak MB':>7}  {'x solved':>8}  status")
@@ -259,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     floors: list[float] = []
     problems: list[str] = []
     plain = None
+    solved = None  # --quick: the runaway loops' baseline, from the round's isolated --jobs 1 run
     with tempfile.TemporaryDirectory(prefix="looplab-bench-") as tmp:
         tmp_path = Path(tmp)
         notebooks = make_submissions(tmp_path / "submissions", learners, solutions)
@@ -272,8 +298,17 @@ def main(argv: list[str] | None = None) -> int:
             for isolation, jobs in (order if number % 2 == 0 else order[::-1]):
                 out = tmp_path / f"grades-{number}-{isolation}-{jobs}.csv"
                 timings = tmp_path / f"timings-{isolation}.jsonl" if jobs == "1" else None
-                runs[(isolation, jobs)].append(grade(tmp_path / "submissions", int(jobs), out, "--isolation",
-                                                     isolation, timings=timings))
+                if args.quick and (isolation, jobs) == (isolated, "1"):
+                    # The solved first notebook, alone, isolated at --jobs 1: what the runaway loops' baseline
+                    # grades, with the same options. --quick's one round makes this run that baseline too
+                    # (watched for its memory), rather than grading the same notebook the same way again.
+                    wall, cpu, peak = run_watched(*grader(tmp_path / "submissions", 1, out,
+                                                          ("--isolation", isolation), timings))
+                    runs[(isolation, jobs)].append((wall, cpu))
+                    solved = ("solved (baseline)", grader_seconds(timings), peak, f"1.3: {status_in(out, '1.3')}")
+                else:
+                    runs[(isolation, jobs)].append(grade(tmp_path / "submissions", int(jobs), out, "--isolation",
+                                                         isolation, timings=timings))
                 problems += unsolved(out, notebooks)
             floors += [floor_once(workdir) for _ in range(1 if args.quick else 2)]
         graded: dict[str, dict[str, list[float]]] = {}  # isolation -> course notebook -> seconds
@@ -284,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         alone = {} if args.quick else {
             path.stem: statistics.median(notebook_alone(path, workdir) for _ in range(3))
             for path in solutions}
-        runaway = runaway_loops(tmp_path, isolated, args.quick)
+        runaway = runaway_loops(tmp_path, isolated, args.quick, solved)
         if not args.quick:
             plain_folder = tmp_path / "plain"
             plain_notebooks = make_submissions(plain_folder, min(learners, 3), solutions)

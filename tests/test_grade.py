@@ -271,6 +271,7 @@ def forgery_rows(stub: list[tuple]) -> list[tuple]:
     expected += rows_of("hostile_serve", NB1, ("1.1", 0, "not solved", silent), ("1.2", 0, "not solved", silent),
                         ("1.3", 0, "not solved", no_request), *stub[3:])
     # json.dumps replaced in the kernel: its messages cannot be read from that cell on; what was graded counts.
+    # Its own status, not "grader error" (jupyter_client raised KeyError: 'msg_id' on such a message).
     garble = fixture_cell(f"garbled_messages/{NB1}.ipynb", lambda cell: cell.get("id") == "fixture-garble")
     expected += rows_of("garbled_messages", NB1, *solved("1.1"),
                         *[(n, 0, f"the kernel sent messages the grader cannot read (in cell {garble})",

@@ -18,7 +18,9 @@ from tests.test_grade import (CELL_TIMEOUT, ENDLESS, GENEROUS_CELL_TIMEOUT, NB1,
 @pytest.fixture(scope="module")
 def runaways(tmp_path_factory):
     """The endless loop and the loop that swallows the interrupt, graded together in one run under the short
-    limits (test_grade.py's CELL_TIMEOUT and RUNAWAY_ENV); each test below reads its own learner's rows."""
+    limits (test_grade.py's CELL_TIMEOUT and RUNAWAY_ENV); each test below reads its own learner's rows.
+    The grader's defaults: the cgroup way and bubblewrap where they work; where neither does, this run is the
+    /proc way without isolation, and tests/test_grade_processes.py leaves its own run of the endless loop to it."""
     out = tmp_path_factory.mktemp("runaways") / "grades.csv"
     run = run_grader(f"submissions/{ENDLESS}", f"submissions/{SWALLOWED}", "--jobs", "2",
                      "--cell-timeout", str(CELL_TIMEOUT), "--out", str(out), "--quiet", env=RUNAWAY_ENV)
