@@ -8,11 +8,13 @@ import os
 import subprocess
 import sys
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
 
 from looplab.course import COURSE
+from authoring import handout as handout_command
 from authoring.learner_notebooks import BEGIN, REGION
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,20 +24,29 @@ FORBIDDEN_PATHS = ("solutions/", "grading_fixtures", "complete/", "tests/")  # i
 
 # As looplab/quick_jsonschema.py does: nbformat's jsonschema without rfc3987_syntax's grammars, 1.5 s of CPU less.
 HIDE_RFC3987 = 'import sys\nsys.modules["rfc3987_syntax"] = None\n'
-WARM = HIDE_RFC3987 + "import nbclient, ipykernel.kernelapp, looplab"
+WARM = HIDE_RFC3987 + "import mcp.client.stdio, mcp.server.lowlevel, nbclient, ipykernel.kernelapp, looplab"
 RUN_TO_FIRST_EXERCISE = HIDE_RFC3987 + """
 import json
+import os
+import tempfile
 import nbformat
+from jupyter_client import KernelManager
 from nbclient import NotebookClient
 notebook = nbformat.read(sys.argv[1], as_version=4)
-NotebookClient(notebook, kernel_name="python3", timeout=120, allow_errors=True,
-               resources={"metadata": {"path": sys.argv[2]}}).execute()
+first_exercise = next(index for index, cell in enumerate(notebook.cells)
+                      if cell.metadata.get("looplab", {}).get("exercise"))
+del notebook.cells[first_exercise + 1:]  # the cells after it need its answer
+# The kernel talks over Unix sockets in a folder of this run's own (/tmp/kernel-XXXXXXXX/kernel-ipc-1: a socket's
+# path must stay under ~100 characters): over TCP, kernels started together may pick the same free port.
+with tempfile.TemporaryDirectory(prefix="kernel-") as sockets:
+    kernel = KernelManager(kernel_name="python3", transport="ipc",
+                           connection_file=os.path.join(sockets, "kernel.json"))
+    NotebookClient(notebook, km=kernel, timeout=120, allow_errors=True,
+                   resources={"metadata": {"path": sys.argv[2]}}).execute(cleanup_kc=True)  # stops the kernel
 # Cells that raise on purpose (a demonstration of the API's 400, the exercises) carry this tag.
 errors = [(index, output["ename"]) for index, cell in enumerate(notebook.cells) if cell.cell_type == "code"
           for output in cell.outputs if output.output_type == "error"
           if "raises-exception" not in cell.metadata.get("tags", []) or cell.metadata.get("looplab")]
-first_exercise = next(index for index, cell in enumerate(notebook.cells)
-                      if cell.metadata.get("looplab", {}).get("exercise"))
 print(json.dumps({"first_error": errors[0] if errors else None, "first_exercise": first_exercise}))
 """
 
@@ -95,27 +106,41 @@ def ours(name: str) -> bool:
     return ".whl:" not in name or name.startswith("looplab-")
 
 
+def checksums(folder: Path) -> dict[str, int]:
+    """Each file's path, as its folder's zip names it, and CRC-32, as a zip records it."""
+    return {path.relative_to(folder.parent).as_posix(): zlib.crc32(path.read_bytes())
+            for path in folder.rglob("*") if path.is_file()}
+
+
 def test_nothing_in_the_handout_gives_the_answers_away(handout):
-    for name, text in every_name_and_text(handout.parent):
-        if ours(name):
-            assert not any(forbidden in name for forbidden in FORBIDDEN_PATHS), name
-        assert not holds_a_solution(name, text), f"{name} holds a solution region"
+    """Every folder of the build is searched, wheels opened; each zip is shown to hold its folder, file for file."""
+    for path in sorted(handout.parent.iterdir()):  # dist/: each handout and its zip
+        if path.suffix == ".zip":
+            with zipfile.ZipFile(path) as archive:
+                zipped = {member.filename: member.CRC for member in archive.infolist() if not member.is_dir()}
+            assert zipped == checksums(path.with_suffix("")), f"{path.name} is not its folder"
+            continue
+        assert path.is_dir(), path
+        for name, text in every_name_and_text(path):
+            if ours(name):
+                assert not any(forbidden in name for forbidden in FORBIDDEN_PATHS), f"{path.name}/{name}"
+            assert not holds_a_solution(name, text), f"{path.name}/{name} holds a solution region"
 
 
 def test_the_handout_installs_offline_and_its_notebooks_run_to_their_first_exercise(handout):
-    quicker = {**os.environ, "PIP_NO_COMPILE": "1"}  # no .pyc at install: they are written on first import anyway
+    # No .pyc at install: pip would compile all 6,000 modules (a third of its time), the first import compiles the
+    # ones used. PIP_COMPILE=0 turns `--compile` off; PIP_NO_COMPILE=1 would not: pip stores its 1 as compile=True.
+    quicker = {**os.environ, "PIP_COMPILE": "0"}
     setup = subprocess.run([sys.executable, "scripts/bootstrap.py", "setup"], cwd=handout, capture_output=True,
                            text=True, timeout=600, env=quicker)
     assert setup.returncode == 0, setup.stdout + setup.stderr
     assert "installing the course from wheelhouse/ (no download)" in setup.stdout
-    assert "lacks wheels" not in setup.stdout
+    assert "with the network" not in setup.stdout  # pip found every wheel offline: no retry with the network
     python = handout / ".venv" / "bin" / "python"
     learner = {"PATH": "/usr/bin:/bin", "HOME": str(handout)}  # a learner's environment: .pyc files are written
-    mcp = subprocess.run([python, "-c", "import mcp.client.stdio, mcp.server.lowlevel"], capture_output=True, text=True,
-                         timeout=120, env=learner)
-    assert mcp.returncode == 0, mcp.stderr  # installed from the wheelhouse: notebook 5's closing section runs
-    # What every run and its kernel import, compiled once here: six processes started together would each compile
-    # the same thousand modules (PIP_NO_COMPILE above leaves that to the first import).
+    # Notebook 5's MCP SDK, installed from the wheelhouse (its closing section runs); and what every run and its
+    # kernel import, compiled once here: six processes started together would each compile the same thousand
+    # modules (PIP_COMPILE above leaves that to the first import).
     warm = subprocess.run([python, "-c", WARM], capture_output=True, text=True, timeout=300, env=learner)
     assert warm.returncode == 0, warm.stderr
     # The notebooks run side by side, each in its own process and kernel: most of a run is a kernel starting.
@@ -144,11 +169,10 @@ def test_the_search_would_find_a_solution():
 
 
 def test_solutions_are_released_one_notebook_at_a_time(tmp_path):
+    """In this process: `python -m authoring handout` itself is run by the fixture (each run imports the package)."""
     stem = COURSE.notebooks[0].stem
-    run = subprocess.run([sys.executable, "-m", HANDOUT_SCRIPT, "handout", "--out", tmp_path, "--release", stem],
-                         cwd=ROOT, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
+    assert handout_command.main(["--out", str(tmp_path), "--release", stem]) == 0
     assert [path.name for path in (tmp_path / "solutions").iterdir()] == [f"{stem}.ipynb"]
-    unknown = subprocess.run([sys.executable, "-m", HANDOUT_SCRIPT, "handout", "--out", tmp_path, "--release",
-                              "05_nope"], cwd=ROOT, capture_output=True, text=True)
-    assert unknown.returncode == 1 and "no notebook 05_nope in the course" in unknown.stderr
+    with pytest.raises(SystemExit) as unknown:  # a SystemExit with a text: its line on stderr, status 1
+        handout_command.main(["--out", str(tmp_path), "--release", "05_nope"])
+    assert "no notebook 05_nope in the course" in str(unknown.value.code)
