@@ -405,7 +405,7 @@ def open_notebook(page, notebook):
 
 
 def open_and_run_all(page, notebook):
-    """Open a notebook of lab's root dir in JupyterLab, wait for its kernel, run all cells and wait for them.
+    """Open a notebook of the server's root dir in JupyterLab, wait for its kernel, run all cells and wait for them.
 
     Fails with the cells' tracebacks if a cell raised.
     """
