@@ -38,6 +38,14 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
     "--disable-quic",
+    # Less CPU for the same pages (about 6 s of Chromium's ~55 s over tests/browser): no scroll animation
+    # when Playwright scrolls to an element, no CSS transitions (the page is told the user prefers reduced
+    # motion, an ordinary setting), the software compositor in the browser process rather than a process
+    # of its own, and no spare renderer process started ahead of need.
+    "--disable-smooth-scrolling",
+    "--force-prefers-reduced-motion",
+    "--in-process-gpu",
+    "--disable-features=SpareRendererForSitePerProcess",
 ]
 
 # JupyterLab user settings written into the server's private settings dir: no news or update
@@ -235,15 +243,36 @@ def browser():
             browser.close()
 
 
+VIEWPORT = {"width": 1400, "height": 1100}
+
+
 @pytest.fixture
 def page(request, browser):
-    """A fresh browser page; if the test fails, its screenshot and text are saved to artifacts/."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1100})
-    context.set_default_timeout(20_000)
-    page = context.new_page()
+    """A browser page; if the test fails, its screenshot and text are saved to artifacts/.
+
+    A test that drives JupyterLab (it uses the jupyter_lab fixture, directly or through run_notebook or
+    run_all_to_the_end) gets the session's JupyterLab page: the app is loaded once, as loading it costs
+    Chromium about 6 s of CPU. The test still starts from a fresh state: it opens its own copy of its
+    notebook, which starts a new kernel, and afterwards every notebook is closed and every kernel shut down.
+    Any other test gets a fresh browser context of its own (it may route or cut the network).
+    """
+    if "jupyter_lab" in request.fixturenames:
+        page = request.getfixturevalue("jupyterlab_page")
+        context = None
+    else:
+        context = browser.new_context(viewport=VIEWPORT)
+        context.set_default_timeout(20_000)
+        page = context.new_page()
     console = []
-    page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
-    page.on("pageerror", lambda error: console.append(f"pageerror: {error}"))
+
+    def on_console(message):
+        console.append(f"{message.type}: {message.text}")
+
+    def on_page_error(error):
+        console.append(f"pageerror: {error}")
+
+    page.on("console", on_console)
+    page.on("pageerror", on_page_error)
     try:
         yield page
     finally:
@@ -254,7 +283,56 @@ def page(request, browser):
         )
         if failed:
             save_failure_artifacts(page, request.node.name, console)
+        page.remove_listener("console", on_console)
+        page.remove_listener("pageerror", on_page_error)
+        if context is None:
+            close_every_notebook(page, request.getfixturevalue("jupyter_lab"), reload=failed)
+        else:
+            context.close()
+
+
+@pytest.fixture(scope="session")
+def jupyterlab_page(browser, jupyter_lab):
+    """One page of the browser with the JupyterLab app loaded, for every test that drives JupyterLab (see page)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    try:
+        load_jupyterlab(page, jupyter_lab)
+        yield page
+    finally:
         context.close()
+
+
+def load_jupyterlab(page, lab):
+    """Load the JupyterLab app (from an empty workspace, ?reset) and wait until it has restored its layout."""
+    page.goto(lab.url("/lab?reset"))
+    page.wait_for_function("() => window.jupyterapp !== undefined", timeout=60_000)
+    page.evaluate("() => window.jupyterapp.restored.then(() => true)")
+
+
+# Close every document without saving (a test's notebook is a copy) and shut down every kernel on the server.
+_CLOSE_EVERY_NOTEBOOK = """async () => {
+    const app = window.jupyterapp;
+    for (const widget of [...app.shell.widgets('main')]) {
+        if (widget.context) widget.dispose();
+    }
+    await app.serviceManager.sessions.shutdownAll();
+    await app.serviceManager.kernels.shutdownAll();
+    return document.querySelectorAll('.jp-Dialog').length === 0;
+}"""
+
+
+def close_every_notebook(page, lab, reload=False):
+    """Leave the shared JupyterLab page as the next test expects it: no notebook open, no kernel running.
+
+    After a failure, or if a dialog is left open, the app is loaded again, so that one failing test cannot
+    make the next ones fail.
+    """
+    if reload:
+        load_jupyterlab(page, lab)
+    if not page.evaluate(_CLOSE_EVERY_NOTEBOOK):
+        load_jupyterlab(page, lab)
 
 
 def save_failure_artifacts(page, name, console=()):
@@ -317,14 +395,19 @@ _ERRORS = f"""path => {{
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-def open_and_run_all(page, lab, notebook):
-    """Open a notebook of lab's root dir in JupyterLab, wait for its kernel, run all cells and wait for them.
+def open_notebook(page, notebook):
+    """Open a notebook of the server's root dir in the page's JupyterLab app; wait until its new kernel is idle."""
+    page.evaluate("path => { window.jupyterapp.commands.execute('docmanager:open', {path, factory: 'Notebook'}); }",
+                  notebook)
+    page.wait_for_function(_KERNEL_IDLE, arg=notebook, timeout=60_000, polling=200)
+
+
+def open_and_run_all(page, notebook):
+    """Open a notebook of the server's root dir in JupyterLab, wait for its kernel, run all cells and wait for them.
 
     Fails with the cells' tracebacks if a cell raised.
     """
-    # ?reset: start from an empty workspace, not the tabs a previous test left open.
-    page.goto(lab.url(f"/lab/tree/{notebook}?reset"))
-    page.wait_for_function(_KERNEL_IDLE, arg=notebook, timeout=60_000, polling=200)
+    open_notebook(page, notebook)
     page.evaluate(_RUN_ALL, notebook)
     page.wait_for_function(_CELLS_DONE, arg=notebook, timeout=RUN_TIMEOUT, polling=200)
     errors = page.evaluate(_ERRORS, notebook)
@@ -333,11 +416,23 @@ def open_and_run_all(page, lab, notebook):
 
 
 @pytest.fixture
+def open_in_jupyterlab(jupyter_lab):
+    """open_in_jupyterlab(page, path): copy the notebook into the server's folder and open it, without running it."""
+
+    def open_copy(page, path, folder=""):
+        notebook = jupyter_lab.add_notebook(path, folder)
+        open_notebook(page, notebook)
+        return notebook
+
+    return open_copy
+
+
+@pytest.fixture
 def run_notebook(jupyter_lab):
     """run_notebook(page, path): copy the notebook into the server's folder, open it, run all cells."""
 
     def run(page, path, folder=""):
-        return open_and_run_all(page, jupyter_lab, jupyter_lab.add_notebook(path, folder))
+        return open_and_run_all(page, jupyter_lab.add_notebook(path, folder))
 
     return run
 
@@ -374,8 +469,7 @@ def run_all_to_the_end(jupyter_lab):
 
     def run(page, path, folder=""):
         notebook = jupyter_lab.add_notebook(path, folder)
-        page.goto(jupyter_lab.url(f"/lab/tree/{notebook}?reset"))
-        page.wait_for_function(_KERNEL_IDLE, arg=notebook, timeout=60_000, polling=200)
+        open_notebook(page, notebook)
         page.evaluate(_RUN_ALL, notebook)
         try:
             page.wait_for_function(_REACHED_THE_END, arg=notebook, timeout=RUN_TIMEOUT, polling=200)

@@ -184,13 +184,28 @@ def test_whole_request_flags_and_layout_in_jupyterlab(page, run_notebook):
     failed.screenshot(path=str(ARTIFACTS / "viewer_failed_call.png"))
 
 
-def test_the_executed_html_export_shows_every_step_offline(page, tmp_path):
-    """`jupyter nbconvert --to html --execute` of the demo, opened from file:// with the network cut."""
-    from playwright.sync_api import expect
-
+@pytest.fixture(scope="module")
+def executed_demo(tmp_path_factory):
+    """The demo as `jupyter nbconvert --to notebook --execute` saves it, its widget state stored: executed once
+    (some 7 s of CPU) for the two tests below, which read it where no widget runs."""
     from tests.test_viewer_export import export_html
 
-    export = export_html(DEMO, tmp_path)
+    return export_html(DEMO, tmp_path_factory.mktemp("executed_demo"), to="notebook")
+
+
+def test_the_executed_html_export_shows_every_step_offline(page, executed_demo, tmp_path):
+    """The HTML export of the executed demo, opened from file:// with the network cut.
+
+    `jupyter nbconvert --to html --execute` executes, then exports what it executed; here the export is of the
+    notebook that execution saved, so the page is the same. (tests/test_viewer_export.py runs that command
+    whole, on a smaller notebook, without a browser.)
+    """
+    from nbconvert import HTMLExporter
+    from playwright.sync_api import expect
+
+    html, _ = HTMLExporter().from_filename(str(executed_demo))
+    export = tmp_path / "viewer_demo.html"
+    export.write_text(html, encoding="utf-8")
     page.context.set_offline(True)
     page.route(re.compile(r"^https?://"), lambda route: route.abort())  # the widget JavaScript's CDN, above all
     page.goto(export.as_uri())
@@ -213,16 +228,12 @@ def test_the_executed_html_export_shows_every_step_offline(page, tmp_path):
     page.screenshot(path=str(ARTIFACTS / "viewer_export_offline.png"), full_page=True)
 
 
-def test_a_reopened_notebook_keeps_folds_and_colours_through_the_sanitizer(page, jupyter_lab, tmp_path):
+def test_a_reopened_notebook_keeps_folds_and_colours_through_the_sanitizer(page, open_in_jupyterlab, executed_demo):
     """Outputs of a notebook opened (not run) in JupyterLab are untrusted, so sanitized: the static
     rendering's <details> and inline colours must survive that."""
     from playwright.sync_api import expect
 
-    from tests.test_viewer_export import export_html
-
-    executed = export_html(DEMO, tmp_path, to="notebook")
-    name = jupyter_lab.add_notebook(executed)
-    page.goto(jupyter_lab.url(f"/lab/tree/{name}?reset"))
+    open_in_jupyterlab(page, executed_demo)
     statics = page.locator(".looplab-static")
     expect(statics).to_have_count(6, timeout=60_000)
     expect(statics.nth(5)).to_contain_text("✗ failed call: is_error")  # the words stay, whatever the sanitizer drops
