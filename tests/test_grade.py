@@ -40,9 +40,10 @@ WORKDIR = SUBMISSIONS.parent  # the grader runs here, so the gradebook names fil
 # The runaway fixtures (ON_THEIR_OWN, and the total limit's) are graded with short limits: a cell limit of
 # CELL_TIMEOUT, and the limits without an option (the check's, after a stop, the stuck grace) LIMIT_SCALE
 # times their values (limits.py's LOOPLAB_GRADE_LIMIT_SCALE, set in RUNAWAY_ENV for the grader run), so the
-# endless loop costs 2 s in its cell, 1 s in each check, 1.5 s in the cell after, then twice that to confirm.
-CELL_TIMEOUT = 2
-LIMIT_SCALE = 0.5
+# endless loop costs 1 s in its cell, 0.5 s in each check, 0.75 s in the cell after, then twice that to confirm
+# (each of those seconds is CPU the suite burns on purpose: the shortest that still grades the honest cells).
+CELL_TIMEOUT = 1
+LIMIT_SCALE = 0.25
 RUNAWAY_ENV = {**os.environ, "LOOPLAB_GRADE_LIMIT_SCALE": str(LIMIT_SCALE)}
 # The rest of the set is graded with a limit no honest cell meets even on a loaded machine (notebook 4
 # starts a Python interpreter in one cell): a timeout note there would be the machine's, not the learner's.
