@@ -82,14 +82,29 @@ def test_the_default_jobs_fit_the_cores_and_the_memory():
     assert default_jobs() >= 1
 
 
-def test_a_slot_is_started_per_submission_at_most(monkeypatch):
-    """Each --jobs slot starts a kernel template: one notebook graded starts one, whatever --jobs says."""
-    from looplab.grade.grading import slots_needed
+def test_a_slot_is_started_per_submission_at_most_and_a_usage_error_starts_none(monkeypatch):
+    """Each --jobs slot starts a kernel template: one notebook graded starts one, whatever --jobs says; a path that is
+    not there is refused before any slot is made."""
+    from looplab.grade import grading
+
+    class Made(Exception):
+        pass
+
+    slots = []
+
+    def grader_made(**options):  # stands in for the runner's Grader: records its slots, starts nothing
+        slots.append(options["jobs"])
+        raise Made
+
+    monkeypatch.setattr(grading, "Grader", grader_made)
     monkeypatch.chdir(WORKDIR)
-    assert slots_needed([f"submissions/partial/{NB1}.ipynb"], 8) == 1
-    assert slots_needed(["submissions/partial"], 8) == len(list((WORKDIR / "submissions" / "partial").glob("*.ipynb")))
-    assert slots_needed(["submissions"], 2) == 2  # a class: every slot works
-    assert slots_needed(["submissions/no-such-learner"], 3) == 3  # not there: the run itself says so
+    for paths, jobs in (([f"submissions/partial/{NB1}.ipynb"], 8), (["submissions"], 2)):
+        with pytest.raises(Made):
+            grading.grade(paths, grading.GradingOptions(jobs=jobs, isolation="none"))
+    assert slots == [1, 2]  # one notebook: one slot; a class: every slot works
+    with pytest.raises(grading.UsageError, match="no-such-learner"):
+        grading.grade(["submissions/no-such-learner"], grading.GradingOptions(jobs=3, isolation="none"))
+    assert slots == [1, 2]
 
 
 def test_stopped_cells_name_each_limit_and_read_back_as_their_status():

@@ -80,27 +80,32 @@ def grade(paths: list[str], options: GradingOptions) -> GradingResult:
         isolation = options.isolation if isinstance(options.isolation, Isolation) else choose(options.isolation)
     except (IsolationUnavailable, ValueError) as error:
         raise UsageError(str(error)) from None
+    submissions = found_submissions(paths, options)
     hidden = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
     hidden += [options.feedback] if options.feedback is not None else []
-    grader = Grader(jobs=slots_needed(paths, options.jobs), judge=check_point, cell_timeout=options.cell_timeout, timeout=options.timeout,
-                    forked=options.forked, isolation=isolation, hidden=hidden)
+    # Every slot starts a kernel template (seconds of CPU: a sandbox's imports), so never more than submissions.
+    grader = Grader(jobs=max(1, min(options.jobs, len(submissions))), judge=check_point,
+                    cell_timeout=options.cell_timeout, timeout=options.timeout, forked=options.forked,
+                    isolation=isolation, hidden=hidden)
     grader.spawn_template()  # now, while this process is single-threaded
-    return asyncio.run(_grade(paths, options, grader))
+    return asyncio.run(_grade(submissions, options, grader))
 
 
-def slots_needed(paths: list[str], jobs: int) -> int:
-    """`jobs`, or fewer when fewer submissions are under the paths: every slot starts a kernel template (seconds of
-    CPU, a sandbox's imports), so grading one learner's notebook starts one, not one per core. A quick look at the
-    folders (the course's stems, not yet the course itself); a path that is not there is `_grade`'s to report."""
+def found_submissions(paths: list[str], options: GradingOptions) -> list[Submission]:
+    """The submissions under the paths, in grading order. A path that is not there, a class given to --gradescope or
+    --feedback among the submissions is a UsageError, raised before any kernel or template starts."""
     try:
-        found = len(collect(paths, COURSE.stems))
-    except OSError:
-        return jobs
-    return max(1, min(jobs, found))
+        found = for_one_submission(collect(paths, COURSE.stems), options)
+    except FileNotFoundError as error:
+        raise UsageError(str(error)) from None
+    roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
+    if options.feedback is not None and inside(options.feedback, roots):
+        raise UsageError("--feedback must be outside the submissions: they are never written to")
+    return sorted(found if options.one_learner else not_theirs(found), key=submission_order)
 
 
-async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> GradingResult:
-    """The kernel template is already starting: it imports in its own process while this one loads the course."""
+async def _grade(submissions: list[Submission], options: GradingOptions, grader: Grader) -> GradingResult:
+    """The kernel template is already starting: it imports in its own process while this one goes on."""
     try:  # SIGTERM stops the run like Ctrl-C: kernels killed, temporary files removed
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
     except (NotImplementedError, RuntimeError):
@@ -109,14 +114,6 @@ async def _grade(paths: list[str], options: GradingOptions, grader: Grader) -> G
     await asyncio.sleep(0)
     try:
         course = load_course()
-        try:
-            found = for_one_submission(collect(paths, list(course)), options)
-            submissions = sorted(found if options.one_learner else not_theirs(found), key=submission_order)
-        except FileNotFoundError as error:
-            raise UsageError(str(error)) from None
-        roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
-        if options.feedback is not None and inside(options.feedback, roots):
-            raise UsageError("--feedback must be outside the submissions: they are never written to")
     except BaseException:
         await _close(grader, template)
         raise
