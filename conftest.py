@@ -39,22 +39,22 @@ def pytest_collectstart(collector):
 # worker busy while the other waits, so the longest files go first, in this order (per-file seconds summed from a
 # `-n 2` run, tests/browser/ counted as one). Any other file keeps its place; a file missing from this list only
 # costs a little time, never a failure. xdist would otherwise hand files out by their number of tests, most first
-# (its --loadscope-reorder): the many quick check tests first and these last, so it is turned off below.
+# (its --loadscope-reorder): the many quick check tests first and these last, so it is turned off below. The
+# browser tests share one worker (ONE_WORKER): together the longest, they go first.
 LONGEST_FIRST = (
-    "tests/test_handout.py", "tests/test_grade_isolation.py", "tests/test_benchmarks.py", "tests/test_grade_processes.py",
-    "tests/browser/test_run_all.py", "tests/browser/test_viewer_in_jupyterlab.py", "tests/browser/test_class_report.py",
-    "tests/test_grade_limits.py", "tests/test_packaging.py", "tests/test_adding_a_notebook.py",
-    "tests/test_regenerate.py", "tests/test_grade.py", "tests/test_setup.py", "tests/test_notebooks.py",
-    "tests/test_authoring.py", "tests/test_grade_intake.py", "tests/test_viewer_export.py", "tests/test_exports.py",
-    "tests/test_class_gradebook.py", "tests/test_agent_script.py", "tests/test_conversation.py",
-    "tests/test_error_display.py", "tests/test_grade_feedback.py",
-    "solutions/04_your_agent.ipynb", "solutions/fr/04_your_agent.ipynb",
-    "solutions/05_toolbox.ipynb", "solutions/fr/05_toolbox.ipynb", "tests/test_grade_versions.py",
-    "solutions/06_when_calls_go_wrong.ipynb", "solutions/fr/06_when_calls_go_wrong.ipynb", "tests/test_series_stages.py",
+    "tests/browser/test_run_all.py", "tests/browser/test_viewer_in_jupyterlab.py", "tests/browser/test_french_edition.py",
+    "tests/browser/test_class_report.py", "tests/test_handout.py", "tests/test_grade_isolation.py",
+    "tests/test_regenerate.py", "tests/test_grade_processes.py", "tests/test_grade_limits.py", "tests/test_grade.py",
+    "tests/test_benchmarks.py", "tests/test_adding_a_notebook.py", "tests/test_notebooks.py", "tests/test_exports.py",
+    "tests/test_setup.py", "tests/test_packaging.py", "tests/test_grade_language.py", "solutions/fr/05_toolbox.ipynb",
+    "tests/test_class_gradebook.py", "tests/test_grade_judge.py", "solutions/05_toolbox.ipynb", "tests/test_authoring.py",
+    "tests/test_viewer_export.py", "tests/test_translations_notebooks.py", "tests/test_series_stages.py",
+    "tests/test_grade_versions.py", "tests/test_rules.py", "tests/test_agent_script.py",
     "solutions/02_closing_the_loop.ipynb", "solutions/fr/02_closing_the_loop.ipynb",
-    "solutions/01_one_tool_call.ipynb", "solutions/fr/01_one_tool_call.ipynb",
-    "tests/test_grade_judge.py", "solutions/03_matching_ids.ipynb", "solutions/fr/03_matching_ids.ipynb",
-    "tests/test_public_interfaces.py",
+    "solutions/06_when_calls_go_wrong.ipynb", "solutions/fr/06_when_calls_go_wrong.ipynb",
+    "solutions/04_your_agent.ipynb", "solutions/fr/04_your_agent.ipynb",
+    "solutions/03_matching_ids.ipynb", "solutions/fr/03_matching_ids.ipynb",
+    "solutions/01_one_tool_call.ipynb", "solutions/fr/01_one_tool_call.ipynb", "tests/test_public_interfaces.py",
 )
 # Files that share one worker, so that its session fixtures are made once: the browser tests' JupyterLab server
 # and Chromium (tests/browser/conftest.py) start once instead of once per worker.
