@@ -395,19 +395,18 @@ _ERRORS = f"""path => {{
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-def open_notebook(page, notebook):
-    """Open a notebook of the server's root dir in the page's JupyterLab app; wait until its new kernel is idle."""
+def open_a_copy(page, lab, path, folder=""):
+    """Copy the notebook into the server's folder, open it in the page's JupyterLab app (a new kernel), and wait
+    until that kernel is idle; its path in the server's folder."""
+    notebook = lab.add_notebook(path, folder)
     page.evaluate("path => { window.jupyterapp.commands.execute('docmanager:open', {path, factory: 'Notebook'}); }",
                   notebook)
     page.wait_for_function(_KERNEL_IDLE, arg=notebook, timeout=60_000, polling=200)
+    return notebook
 
 
-def open_and_run_all(page, notebook):
-    """Open a notebook of the server's root dir in JupyterLab, wait for its kernel, run all cells and wait for them.
-
-    Fails with the cells' tracebacks if a cell raised.
-    """
-    open_notebook(page, notebook)
+def run_all_and_wait(page, notebook):
+    """Run all cells of an open notebook and wait for them. Fails with the cells' tracebacks if a cell raised."""
     page.evaluate(_RUN_ALL, notebook)
     page.wait_for_function(_CELLS_DONE, arg=notebook, timeout=RUN_TIMEOUT, polling=200)
     errors = page.evaluate(_ERRORS, notebook)
@@ -418,23 +417,13 @@ def open_and_run_all(page, notebook):
 @pytest.fixture
 def open_in_jupyterlab(jupyter_lab):
     """open_in_jupyterlab(page, path): copy the notebook into the server's folder and open it, without running it."""
-
-    def open_copy(page, path, folder=""):
-        notebook = jupyter_lab.add_notebook(path, folder)
-        open_notebook(page, notebook)
-        return notebook
-
-    return open_copy
+    return lambda page, path, folder="": open_a_copy(page, jupyter_lab, path, folder)
 
 
 @pytest.fixture
 def run_notebook(jupyter_lab):
     """run_notebook(page, path): copy the notebook into the server's folder, open it, run all cells."""
-
-    def run(page, path, folder=""):
-        return open_and_run_all(page, jupyter_lab.add_notebook(path, folder))
-
-    return run
+    return lambda page, path, folder="": run_all_and_wait(page, open_a_copy(page, jupyter_lab, path, folder))
 
 
 # Done when no prompt shows [*] and every code cell has an execution count: the run reached the end.
@@ -468,8 +457,7 @@ def run_all_to_the_end(jupyter_lab):
     """
 
     def run(page, path, folder=""):
-        notebook = jupyter_lab.add_notebook(path, folder)
-        open_notebook(page, notebook)
+        notebook = open_a_copy(page, jupyter_lab, path, folder)
         page.evaluate(_RUN_ALL, notebook)
         try:
             page.wait_for_function(_REACHED_THE_END, arg=notebook, timeout=RUN_TIMEOUT, polling=200)
