@@ -37,8 +37,11 @@ def source_cells(obj: Any, name: str) -> list[str]:
 
 
 def judged(number: str, obj: Any, cells: list[str] | None = None, seconds: float = 10,
-           kernel=serve) -> dict:
-    """{"kind", "message", "hint"}: exercise `number` judged by the grader, `obj` served from a thread."""
+           kernel=serve, answered=lambda: None) -> dict:
+    """{"kind", "message", "hint"}: exercise `number` judged by the grader, `obj` served from a thread.
+
+    `answered` is called once the judge has its result, before the serving thread is joined: a test whose
+    object never returns stops it there, instead of spinning through the join's wait."""
     exercise = COURSE.exercise(number)
     folder = Path(tempfile.mkdtemp(prefix="looplab-judge-"))
     judge = Judge([exercise], source_cells(obj, exercise.name) if cells is None else cells, folder, seconds)
@@ -47,6 +50,7 @@ def judged(number: str, obj: Any, cells: list[str] | None = None, seconds: float
     try:
         return judge.run()[number]
     finally:
+        answered()
         thread.join(seconds + 5)
         folder.rmdir()
 

@@ -188,7 +188,7 @@ def test_a_loop_that_never_ends_is_stopped_by_the_grader_s_clock():
 
     started = time.monotonic()
     try:
-        result = judged("1.1", endless, seconds=0.5)
+        result = judged("1.1", endless, seconds=0.5, answered=over.set)
     finally:
         over.set()
     assert result["kind"] == NOT_SOLVED and "still running after 0.5 seconds" in result["message"]
