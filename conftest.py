@@ -36,7 +36,7 @@ def pytest_collectstart(collector):
 
 
 # `make test` hands out one test file per worker (`--dist loadfile`): a long file handed out last keeps one
-# worker busy while the other waits, so the longest files go first, in this order (per-file seconds summed from a
+# worker busy while the others wait, so the longest files go first, in this order (per-file seconds summed from a
 # `-n 2` run, tests/browser/ counted as one). Any other file keeps its place; a file missing from this list only
 # costs a little time, never a failure. xdist would otherwise hand files out by their number of tests, most first
 # (its --loadscope-reorder): the many quick check tests first and these last, so it is turned off below. The
