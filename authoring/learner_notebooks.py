@@ -10,19 +10,26 @@ the learner got their copy.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
+import shutil
 import sysconfig
+import tempfile
 from pathlib import Path
 
 import nbformat
+from jupyter_client import AsyncKernelManager
 from nbclient import NotebookClient
 
 from looplab import language
 from looplab.catalogue import words
-from looplab.client import offline_environ
+from looplab.client import offline_environ, offline_environment
 from looplab.course import COURSE, Course, Notebook, exercise_number, made_with, stamp_version
+from looplab.grade.kernels.fork_server import (KERNEL_NAME, TEMPLATES, ForkServer, provisioner_registered,
+                                               write_kernel_spec)
+from looplab.grade.kernels.runner import can_fork
 from looplab.notebook_source import checked_names
 
 from . import NOTEBOOKS, ROOT, SOLUTIONS
@@ -141,19 +148,97 @@ def speaking_its_language(path: Path):
                 os.environ[name] = value
 
 
-def execute(path: Path) -> None:
+def execute(path: Path, kernels: ForkedKernels | None = None) -> None:
     """Re-run a solution notebook offline, in its language, and store its outputs (no widget state: see
-    docs/RECORDINGS.md)."""
+    docs/RECORDINGS.md). In a fresh kernel, or in one forked from `kernels`' template (`make notebooks`)."""
     notebook = nbformat.read(path, as_version=4)
+    # coalesce_streams: a busy kernel may send one print in two messages; stored, they are one. The folder in
+    # full: a forked kernel goes there from its template's folder, not from this process's.
+    options = dict(timeout=EXECUTION_TIMEOUT, coalesce_streams=True,
+                   resources={"metadata": {"path": str(Path(path).resolve().parent)}})
     with offline_environ(), speaking_its_language(path):  # the kernel inherits both
-        # coalesce_streams: a busy kernel may send one print in two messages; stored, they are one.
-        NotebookClient(notebook, timeout=EXECUTION_TIMEOUT, kernel_name="python3", coalesce_streams=True,
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        if kernels is None:
+            NotebookClient(notebook, kernel_name="python3", **options).execute()
+        else:
+            kernels.execute(notebook, **options)
     notebook.metadata.pop("widgets", None)
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
     normalise_outputs(notebook)
     nbformat.write(notebook, path)
+
+
+class ForkedKernels:
+    """Kernels forked from one warm template, for the solution notebooks of one language in a `make notebooks` run.
+
+    Why: a fresh kernel spends about 2 s of CPU starting and importing looplab and the SDK, and a run
+    executes a dozen notebooks. The grader's template (looplab/grade/kernels/fork_server.py) pays that
+    once and forks each kernel in milliseconds; jupyter_client gets the fork through its public seams,
+    as in the grader: a kernel spec naming the `looplab-fork` provisioner, given to the kernel manager.
+
+    A forked kernel is each notebook's own, as a fresh one is: its environment is the one `execute`
+    sets for that notebook (offline, JPY_SESSION_NAME naming it), its folder the notebook's, and it is
+    shut down after it. One template per language, a new interpreter started offline (no ANTHROPIC_*
+    variable) and speaking it: some words are read once, when their module is imported
+    (looplab.loop.SYSTEM_PROMPT: a kernel runs one notebook), so a template forked from this process,
+    which imported them in the maintainer's language, would give a French notebook English ones.
+    That the outputs do not depend on any of this is proven twice: tests/test_regenerate.py re-runs
+    the course this way and finds nothing changed, and nbval (`make test`) re-runs every solution in
+    a fresh kernel of its own against the same stored outputs.
+    """
+
+    def __init__(self, folder: Path, speaking: str):
+        self.language = speaking
+        environment = {**offline_environment(), language.OVERRIDE: speaking}  # the template's; not a kernel's
+        self.template = ForkServer(environment, str(folder), debug=False, fresh=True)
+        self.specs = write_kernel_spec(folder, self.template)
+        self.loop = asyncio.new_event_loop()  # the template's pipe is read on it: every notebook runs on it
+
+    def start(self) -> bool:
+        """The template started; False where kernels cannot be forked (not Linux, the provisioner not
+        installed, the template failed), as the grader falls back to plain kernels."""
+        if not (can_fork() and provisioner_registered(self.specs)):
+            return False
+        try:
+            self.loop.run_until_complete(self.template.start())
+        except RuntimeError:
+            return False
+        TEMPLATES[self.template.key] = self.template
+        return True
+
+    def execute(self, notebook: nbformat.NotebookNode, **options) -> None:
+        """Run the notebook in a kernel forked now, with os.environ and `options` as `execute` sets them."""
+        speaks = language.of_notebook(notebook)
+        if speaks != self.language:
+            raise ValueError(f"a notebook in {speaks!r} given to kernels speaking {self.language!r}")
+        # A kernel spec other than python3 gets no history argument from nbclient: the same one, so the kernel
+        # writes no IPython history file. cleanup_kc: the kernel is shut down after (a given km is left running).
+        kernel = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=self.specs)
+        client = NotebookClient(notebook, km=kernel, extra_arguments=["--HistoryManager.hist_file=:memory:"],
+                                **options)
+        self.loop.run_until_complete(client.async_execute(cleanup_kc=True))
+
+    def close(self) -> None:
+        TEMPLATES.pop(self.template.key, None)
+        self.loop.run_until_complete(self.template.close())  # its kernels end with it
+        self.loop.close()
+
+
+@contextlib.contextmanager
+def forked_kernels(speaking: str, notebooks: int):
+    """ForkedKernels speaking `speaking` while the block runs, or None: `execute` then starts fresh kernels.
+    None where kernels cannot be forked, and for fewer than two notebooks, where a template, which costs
+    about what a fresh kernel does, would not pay."""
+    if notebooks < 2:
+        yield None
+        return
+    folder = Path(tempfile.mkdtemp(prefix="looplab-notebooks-"))
+    kernels = ForkedKernels(folder, speaking)
+    try:
+        yield kernels if kernels.start() else None
+    finally:
+        kernels.close()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"

@@ -12,7 +12,9 @@ never edited by hand:
    the scripted answers, offline. A recording that still covers its notebook is kept as it is,
    so recordings made live with `make record` survive;
 2. the stored outputs of the solution notebooks, re-run offline and normalised (no widget ids,
-   no machine paths), so a diff shows only what changed;
+   no machine paths), so a diff shows only what changed; the kernels are forked from one warm
+   template per language (learner_notebooks.ForkedKernels), and nbval re-runs every solution in
+   a fresh kernel against the same outputs;
 3. the learner notebooks (notebooks/), made from the solutions;
 3'. the same three for every other language of the course, for each notebook whose translation is complete
    (translated_notebooks.py): solutions/fr/<stem>.ipynb from the English solution and
@@ -76,11 +78,13 @@ def asks_something_unrecorded(path: Path) -> bool:
                for cell in notebook.cells for output in cell.get("outputs", []))
 
 
-def store_outputs(stem: str, language: str = translated.SOURCE) -> None:
-    """Re-run one solution offline, re-authoring its recording first if the notebook outgrew it."""
+def store_outputs(stem: str, language: str = translated.SOURCE,
+                  kernels: learner_notebooks.ForkedKernels | None = None) -> None:
+    """Re-run one solution offline (in a kernel forked from `kernels`' template if given), re-authoring its
+    recording first if the notebook outgrew it."""
     path = translated.solutions_in(language) / f"{stem}.ipynb"
     try:
-        learner_notebooks.execute(path)
+        learner_notebooks.execute(path, kernels)
         missed = asks_something_unrecorded(path)
     except CellExecutionError as error:
         if getattr(error, "ename", "") != NOT_RECORDED:
@@ -90,7 +94,7 @@ def store_outputs(stem: str, language: str = translated.SOURCE) -> None:
         print(f"{path.relative_to(ROOT)}: the notebook asks something its recording lacks; re-authoring it "
               f"from authoring/answers/{stem}.py (offline)", file=sys.stderr)
         author.author_notebook(path, live=False)
-        learner_notebooks.execute(path)
+        learner_notebooks.execute(path, kernels)
 
 
 def calculator_recording_is_complete() -> bool:
@@ -112,16 +116,18 @@ def regenerate(names: list[str]) -> list[str]:
     if not names and not calculator_recording_is_complete():
         print("calculator: re-authoring it from authoring/answers/calculator.py (offline)", file=sys.stderr)
         author.author_calculator(live=False, recordings=RECORDINGS_DIR)
-    for stem in COURSE.stems:
-        if not names or stem in names:
+    english = [stem for stem in COURSE.stems if not names or stem in names]
+    with learner_notebooks.forked_kernels(translated.SOURCE, len(english)) as kernels:  # one template per language
+        for stem in english:
             print(f"running {stem} offline", file=sys.stderr)
-            store_outputs(stem)
+            store_outputs(stem, kernels=kernels)
     learner_notebooks.generate(names or None)
     for language in translated.TRANSLATED:
         written = translated.write_solutions(names, language)
-        for stem in written:
-            print(f"running {language}/{stem} offline", file=sys.stderr)
-            store_outputs(stem, language)
+        with learner_notebooks.forked_kernels(language, len(written)) as kernels:
+            for stem in written:
+                print(f"running {language}/{stem} offline", file=sys.stderr)
+                store_outputs(stem, language, kernels)
         if written:
             learner_notebooks.generate(written, solutions=translated.solutions_in(language),
                                        notebooks=translated.notebooks_in(language))

@@ -10,6 +10,7 @@ spec in its temporary folder (`write_kernel_spec`) whose metadata names the prov
 pyproject.toml, with the key of the running template as its config. The kernel manager, given a
 KernelSpecManager that reads that folder, makes a `ForkProvisioner`, which asks the template for
 a fork instead of starting a process. Plain kernels use the same spec without the provisioner.
+`make notebooks` runs the solution notebooks the same way (authoring/learner_notebooks.py).
 """
 
 from __future__ import annotations
@@ -321,11 +322,13 @@ class ForkServer:
 
     `spawn()` starts the template before the event loop exists. When this process is still
     single-threaded it forks itself, so the template starts with the SDK and looplab already
-    imported (they come with `import looplab.grade`); otherwise it starts a new interpreter.
+    imported (they come with `import looplab.grade`); otherwise, or when `fresh` is asked, it starts
+    a new interpreter, whose imports see `env` (authoring/learner_notebooks.py: the language a
+    module's words are read in when it is imported).
     """
 
-    def __init__(self, env: dict, cwd: str, debug: bool, sandbox: list[str] | None = None):
-        self.env, self.cwd, self.debug = env, cwd, debug
+    def __init__(self, env: dict, cwd: str, debug: bool, sandbox: list[str] | None = None, fresh: bool = False):
+        self.env, self.cwd, self.debug, self.fresh = env, cwd, debug, fresh
         self.sandbox = sandbox  # the bwrap command line (ending in --) the template runs in, if any
         self.lost = False  # the template exited (or was killed) while it should be serving
         self.key = uuid.uuid4().hex  # how its kernel spec names it (see TEMPLATES)
@@ -349,7 +352,7 @@ class ForkServer:
             boot = SANDBOXED_BOOT.format(namespace=pid_namespace())
             pid = subprocess.Popen(self.sandbox + [sys.executable, "-c", boot], stdin=to_read, stdout=from_write,
                                    stderr=stderr, env=self.env, cwd=self.cwd, start_new_session=True).pid
-        elif threading.active_count() == 1:
+        elif not self.fresh and threading.active_count() == 1:
             pid = os.fork()
             if pid == 0:
                 try:
