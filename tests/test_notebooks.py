@@ -7,6 +7,7 @@ runs in a real JupyterLab (tests/learner_run_all.py says which, and what both ch
 """
 
 import ast
+import contextlib
 import json
 from pathlib import Path
 
@@ -121,22 +122,45 @@ def test_no_notebook_asks_for_input():
                 assert not calls_input(cell.source), (path.name, cell.source)
 
 
-def run_learner_notebook(path: Path) -> list[dict]:
-    """Run All, as JupyterLab does: an error stops the run unless its cell is tagged raises-exception.
+def run_learner_notebook(path: Path, kernels=None) -> list[dict]:
+    """Run All, as JupyterLab does: an error stops the run unless its cell is tagged raises-exception. In a fresh
+    kernel, or in one forked from `kernels` (authoring's ForkedKernels) if given.
 
     Returns each code cell's outcome as check_fails_only_at_the_exercises reads it."""
     notebook = nbformat.read(path, as_version=4)
-    NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=False,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    options = dict(timeout=120, allow_errors=False, resources={"metadata": {"path": str(path.resolve().parent)}})
+    if kernels is None:
+        NotebookClient(notebook, kernel_name="python3", **options).execute()
+    else:
+        kernels.execute(notebook, **options)
     return [{"tags": tags(cell), "source": cell.source,
              "errors": [{"ename": output.ename, "evalue": output.evalue}
                         for output in cell.outputs if output.output_type == "error"]}
             for cell in notebook.cells if cell.cell_type == "code"]
 
 
+@pytest.fixture(scope="module")
+def forked_kernels():
+    """`forked_kernels(spoken)`: a warm kernel template speaking `spoken`, started the first time a notebook of
+    that language runs here and shared by the others, as `make notebooks` runs the solutions
+    (authoring/learner_notebooks.py's ForkedKernels): about 2 s of CPU less per notebook than a fresh kernel.
+    A fresh kernel is what tests/browser/test_run_all.py's JupyterLab starts, for the notebooks it runs."""
+    from authoring.learner_notebooks import forked_kernels
+
+    with contextlib.ExitStack() as templates:
+        started = {}
+
+        def speaking(spoken: str):
+            if spoken not in started:  # None where kernels cannot be forked: fresh ones then
+                started[spoken] = templates.enter_context(forked_kernels(spoken, notebooks=len(EXPECTED_NOTEBOOKS)))
+            return started[spoken]
+
+        yield speaking
+
+
 @pytest.mark.parametrize("spoken", ["en", "fr"])
 @pytest.mark.parametrize("name", EXPECTED_NOTEBOOKS)
-def test_learner_notebook_runs_to_the_end_failing_only_at_the_exercises(name, spoken, request):
+def test_learner_notebook_runs_to_the_end_failing_only_at_the_exercises(name, spoken, request, forked_kernels):
     """Run All offline reaches the last cell; only the exercise stubs and their checks fail on the way (the
     French learner notebook too, in French: the kernel is told its notebook, as Jupyter tells it).
 
@@ -152,7 +176,7 @@ def test_learner_notebook_runs_to_the_end_failing_only_at_the_exercises(name, sp
     if not path.exists():
         pytest.fail(f"no {path.relative_to(NOTEBOOKS.parent)}: finish its translation, then `make notebooks`")
     with speaking_its_language(path):
-        cells = run_learner_notebook(path)
+        cells = run_learner_notebook(path, forked_kernels(spoken))
     check_fails_only_at_the_exercises(cells, spoken)
 
 

@@ -38,7 +38,7 @@ def test_regenerating_an_unchanged_course_changes_nothing(tmp_path):
     course = copy_of_the_course(tmp_path / "course")
     env = {**os.environ, "PYTHONPATH": str(course)}  # the kernels import the copy's looplab, too
     env.pop("ANTHROPIC_API_KEY", None)
-    # Every notebook runs twice, in English and in French: about 5 minutes on two busy cores.
+    # Every notebook runs twice, in English and in French: a minute or two; more on a busy machine.
     run = subprocess.run([sys.executable, "-m", "authoring", "notebooks"], cwd=course, env=env,
                          capture_output=True, text=True, timeout=1500)
     assert run.returncode == 0, run.stderr[-3000:]
