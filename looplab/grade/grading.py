@@ -120,7 +120,7 @@ async def _grade(submissions: list[Submission], options: GradingOptions, grader:
         raise
     # The rows, the notes and (the command line's) exports speak the report's language; each notebook is
     # judged, and its feedback written, in its own (grade_submission).
-    with language.using(options.lang or agreed_language(submissions)):
+    with language.using(options.lang or grader.language):  # the class's: agreed_language, read once in `grade`
         return await _grade_all(submissions, course, options, grader, template)
 
 
