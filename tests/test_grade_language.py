@@ -5,7 +5,9 @@ exports speak `--lang`, by default the notebooks' when they all agree, else Engl
 Two grader runs of notebook 1 (a few notebooks each): a class mixing English and French notebooks (the
 default: English), and its French notebooks alone (the default: French). The French submissions are the
 generated French solution (solutions/fr/, French words in its code and prose), whole (chloe) and with
-the same two mistakes as alice's English one (benoit).
+the same two mistakes as alice's English one (benoit). chloe also hands in the French solution of
+notebook 2, which takes SYSTEM_PROMPT, a word read once, when looplab.loop is imported: its kernel must
+be forked from a template that imported looplab in French, never from one the grader started in English.
 """
 
 from __future__ import annotations
@@ -31,14 +33,14 @@ FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
 sys.path.insert(0, str(FIXTURES))
 import make_fixtures  # noqa: E402
 
-NB1 = make_fixtures.NB1
+NB1, NB2 = make_fixtures.NB1, make_fixtures.NB2
 # The kernel says which language it speaks (the client's mode line and the viewer read the same switch).
 SPEAKS = "import looplab.language\nprint('kernel speaks', looplab.language.current())"
 
 
-def french_solution():
-    """The generated French solution of notebook 1 (its metadata says looplab.lang = "fr")."""
-    notebook = nbformat.read(make_fixtures.SOLUTIONS / "fr" / f"{NB1}.ipynb", as_version=4)
+def french_solution(stem: str = NB1):
+    """The generated French solution of a notebook, 1 unless said (its metadata says looplab.lang = "fr")."""
+    notebook = nbformat.read(make_fixtures.SOLUTIONS / "fr" / f"{stem}.ipynb", as_version=4)
     assert notebook.metadata["looplab"]["lang"] == "fr"
     return notebook
 
@@ -59,28 +61,30 @@ def speaking(notebook):
     return notebook
 
 
-# learner -> (their notebook 1, its language)
+# learner -> their notebooks (the file's stem -> the notebook)
 CLASS = {
-    "alice": (lambda: speaking(make_fixtures.partial_1()), "en"),
-    "benoit": (lambda: speaking(french_partial()), "fr"),
-    "chloe": (french_solution, "fr"),
+    "alice": {NB1: lambda: speaking(make_fixtures.partial_1())},  # English
+    "benoit": {NB1: lambda: speaking(french_partial())},  # French
+    "chloe": {NB1: french_solution, NB2: lambda: french_solution(NB2)},  # French
 }
 
 
 def write_class(folder: Path, learners) -> Path:
     for learner in learners:
-        path = folder / learner / f"{NB1}.ipynb"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(CLASS[learner][0](), path)
+        for stem, notebook in CLASS[learner].items():
+            path = folder / learner / f"{stem}.ipynb"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(notebook(), path)
     return folder
 
 
-def run(tmp: Path, learners, *options: str) -> SimpleNamespace:
+def run(tmp: Path, learners, *options: str, jobs: int = 2) -> SimpleNamespace:
     submissions = write_class(tmp / "submissions", learners)
     out, feedback, report, wide = tmp / "grades.csv", tmp / "feedback", tmp / "report.html", tmp / "wide.csv"
-    done = subprocess.run([sys.executable, "-m", "looplab.grade", str(submissions), "--jobs", "2", "--cell-timeout",
-                           "120", "--out", str(out), "--feedback", str(feedback), "--report", str(report),
-                           "--wide", str(wide), *options], cwd=tmp, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-m", "looplab.grade", str(submissions), "--jobs", str(jobs),
+                           "--cell-timeout", "120", "--out", str(out), "--feedback", str(feedback),
+                           "--report", str(report), "--wide", str(wide), *options],
+                          cwd=tmp, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     with open(out, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
@@ -97,8 +101,11 @@ def mixed(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def all_french(tmp_path_factory):
-    """The class's French notebooks alone, without --lang."""
-    return run(tmp_path_factory.mktemp("french"), ["benoit", "chloe"])
+    """The class's French notebooks alone, without --lang. Without a sandbox: its kernel's template, French from the
+    start, is then a new interpreter, not a fork of the grader, which imported looplab in English (the mixed class,
+    sandboxed where bubblewrap works, switches its English templates to French ones). One job: one template to
+    start (seconds of CPU); the mixed class already grades notebooks side by side."""
+    return run(tmp_path_factory.mktemp("french"), ["benoit", "chloe"], "--isolation", "none", jobs=1)
 
 
 def points(rows, learner: str) -> dict[str, str]:
@@ -122,6 +129,17 @@ def test_the_same_answers_earn_the_same_points_in_either_language(mixed, all_fre
     assert points(all_french.rows, "benoit") == points(mixed.rows, "benoit")
     assert points(all_french.rows, "chloe") == points(mixed.rows, "chloe")
     assert [row["status"] for row in mixed.rows if row["learner"] == "chloe"] == ["solved"] * len(points(mixed.rows, "chloe"))
+
+
+def test_words_read_at_import_are_the_notebook_s_language(mixed, all_french):
+    """Notebook 2's exercises 2.2 and 2.3 check that the agent sends SYSTEM_PROMPT, in the course's language now
+    (looplab.loop.system_prompt()); the notebook takes looplab.loop.SYSTEM_PROMPT, read when its kernel's template
+    imported looplab. Full marks prove the French kernel's template imported it in French, in a French class and
+    in a mixed one (English templates at first)."""
+    for graded in (mixed, all_french):
+        rows = {row["exercise"]: row for row in graded.rows if row["learner"] == "chloe" and row["notebook"] == NB2}
+        assert {"2.2", "2.3"} <= set(rows), rows
+        assert all(row["points"] == row["max_points"] for row in rows.values()), rows
 
 
 def test_each_kernel_speaks_its_notebook_s_language(mixed):
@@ -222,3 +240,12 @@ def test_notebooks_judged_side_by_side_keep_their_own_language():
         heard = fresh.submit(asyncio.run, both()).result()
     assert len(heard) == 6 and all(said == current == judged for said, current, judged in heard)
     assert language.current() == "en"
+
+
+def test_a_template_is_a_fork_of_the_grader_only_where_the_grader_s_words_are_its_language():
+    """A fork keeps the words its parent read at import: this process imported looplab in English, so a French
+    template must be a new interpreter (slots.py), and an English one may be a fork."""
+    from looplab.grade.kernels.fork_server import imported_in
+    import looplab.loop  # noqa: F401  (imported in English: the tests run without LOOPLAB_LANG)
+    assert language.current() == "en"
+    assert imported_in("en") and not imported_in("fr")

@@ -83,10 +83,11 @@ def grade(paths: list[str], options: GradingOptions) -> GradingResult:
     submissions = found_submissions(paths, options)
     hidden = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
     hidden += [options.feedback] if options.feedback is not None else []
-    # Every slot starts a kernel template (seconds of CPU: a sandbox's imports), so never more than submissions.
+    # Every slot starts a kernel template (seconds of CPU: a sandbox's imports), so never more than submissions;
+    # in the class's language, so that only a notebook in another one makes its slot start another template.
     grader = Grader(jobs=max(1, min(options.jobs, len(submissions))), judge=check_point,
                     cell_timeout=options.cell_timeout, timeout=options.timeout, forked=options.forked,
-                    isolation=isolation, hidden=hidden)
+                    isolation=isolation, hidden=hidden, language=agreed_language(submissions))
     grader.spawn_template()  # now, while this process is single-threaded
     return asyncio.run(_grade(submissions, options, grader))
 
@@ -119,7 +120,7 @@ async def _grade(submissions: list[Submission], options: GradingOptions, grader:
         raise
     # The rows, the notes and (the command line's) exports speak the report's language; each notebook is
     # judged, and its feedback written, in its own (grade_submission).
-    with language.using(options.lang or agreed_language(submissions)):
+    with language.using(options.lang or grader.language):  # the class's: agreed_language, read once in `grade`
         return await _grade_all(submissions, course, options, grader, template)
 
 

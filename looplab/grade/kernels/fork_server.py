@@ -46,6 +46,19 @@ PRELOAD = (
 )
 
 
+def imported_in(speaking: str) -> bool:
+    """Whether the words this process read when it imported looplab are `speaking`'s: only then may a template
+    speaking `speaking` be a fork of it. Some words are read once, at import: looplab.loop.SYSTEM_PROMPT (a
+    kernel runs one notebook), which toolbox.py and robust.py also bind as default arguments. A module not
+    imported yet is imported by the template itself, in the language of its environment."""
+    loop = sys.modules.get("looplab.loop")
+    if loop is None:
+        return True
+    from ... import language
+    with language.using(speaking):
+        return loop.SYSTEM_PROMPT == loop.system_prompt()
+
+
 def _write_line(fd: int, message: dict) -> None:
     data = (json.dumps(message) + "\n").encode()
     while data:
@@ -323,8 +336,9 @@ class ForkServer:
     `spawn()` starts the template before the event loop exists. When this process is still
     single-threaded it forks itself, so the template starts with the SDK and looplab already
     imported (they come with `import looplab.grade`); otherwise, or when `fresh` is asked, it starts
-    a new interpreter, whose imports see `env` (authoring/learner_notebooks.py: the language a
-    module's words are read in when it is imported).
+    a new interpreter, whose imports see `env`: the language a module's words are read in when it is
+    imported (a grader's slot speaking another language than this process imported in: slots.py;
+    authoring/learner_notebooks.py).
     """
 
     def __init__(self, env: dict, cwd: str, debug: bool, sandbox: list[str] | None = None, fresh: bool = False):

@@ -37,7 +37,7 @@ from .outcome import Outcome
 from .outputs import capped_client
 from .process_tree import NotebookTree
 from .sandbox import Isolation, bwrap_argv, read_only_paths
-from ...language import OVERRIDE
+from ...language import OVERRIDE, SOURCE
 from .slots import Slot
 
 CHECK_MARGIN = 5  # seconds per exercise on top of the check's own time limit, for the grader's cells
@@ -138,12 +138,14 @@ class Grader:
 
     `hidden` are folders no sandbox may show (the submissions, the feedback folder) even where they
     lie inside one it must show (such as the course's folder). `judge` makes the judge of each check point
-    (MakeJudge)."""
+    (MakeJudge). `language` is the class's: the one the templates speak first (a slot starts another before a
+    notebook in another language: slots.py)."""
 
     def __init__(self, *, jobs: int, judge: MakeJudge, cell_timeout: float = DEFAULT_CELL_TIMEOUT,
                  timeout: float = DEFAULT_TIMEOUT, forked: bool = True, isolation: Isolation = Isolation(False),
-                 hidden: list[Path] = ()):
+                 hidden: list[Path] = (), language: str = SOURCE):
         self.jobs, self.judge, self.cell_timeout, self.timeout = jobs, judge, cell_timeout, timeout
+        self.language = language
         self.forked = forked and can_fork()
         self.isolation = isolation
         self.notes: list[str] = [isolation.note] if isolation.note else []
@@ -190,14 +192,14 @@ class Grader:
         """Start the slots' templates now, before the event loop (see ForkServer.spawn)."""
         if self.forked:
             for slot in self.slots:
-                slot.spawn(self.kernel_env())
+                slot.spawn(self.kernel_env(), self.language)
 
     async def start(self) -> None:
         """Every slot ready; a slot whose template failed starts plain kernels, and a note says why."""
         self.free = asyncio.Queue()
 
         async def ready(slot: Slot) -> None:  # a notebook can start in it while the other slots still start
-            await slot.start(self.kernel_env())
+            await slot.start(self.kernel_env(), self.language)
             self.free.put_nowait(slot)
 
         await asyncio.gather(*(ready(slot) for slot in self.slots))
@@ -255,7 +257,7 @@ class Grader:
         try:
             for scale in (1, CONFIRM_FACTOR):
                 for attempt in (1, 2):
-                    await slot.prepare(self.kernel_env(scale))
+                    await slot.prepare(self.kernel_env(scale), plan.language)
                     outcome = await self._run_in(slot, plan, scale)
                     if not (slot.server is not None and slot.server.lost):
                         break

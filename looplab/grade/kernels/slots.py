@@ -7,6 +7,12 @@ slot's folders are emptied, and a template that was lost (a kernel killed it) is
 nothing a notebook left behind, files or processes, reaches the next one, and a notebook that
 kills its template harms only itself.
 
+A template speaks one language: some of the course's words are read once, when their module is
+imported (looplab.loop.SYSTEM_PROMPT), and its kernels inherit them. It starts in the class's
+language (its environment says LOOPLAB_LANG), as a fork of the grader only when the grader's own
+words are that language's (fork_server.imported_in), else as a new interpreter; before a notebook
+in another language, the slot starts a template in that one.
+
 With bubblewrap (sandbox.py) the slot is also a sandbox: the template runs inside it (a plain
 kernel is started inside a new one each time), only the slot's own folders are writable and
 visible, and the template kills whatever the notebook left in the sandbox when its kernel exits.
@@ -22,9 +28,10 @@ from pathlib import Path
 
 from jupyter_client.kernelspec import KernelSpecManager
 
+from ...language import OVERRIDE
 from .emptying import empty_folder
 from . import cgroups
-from .fork_server import TEMPLATES, ForkServer, provisioner_registered, write_kernel_spec
+from .fork_server import TEMPLATES, ForkServer, imported_in, provisioner_registered, write_kernel_spec
 
 # What a sandboxed kernel keeps of the grader's environment: nothing that could hold a secret.
 KEPT_IN_SANDBOX = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONIOENCODING",
@@ -45,6 +52,7 @@ class Slot:
         self.sandbox = sandbox  # the bwrap command line (ending in --), or None: not isolated
         self.forked, self.debug = forked, debug
         self.server: ForkServer | None = None
+        self.language: str | None = None  # the language its template speaks: the words its kernels imported
         self.specs: KernelSpecManager = write_kernel_spec(folder / "kernels", None, sandbox)
         self.failure: str | None = None  # why the template did not start (the slot then starts plain kernels)
         self.cgroup = cgroups.make(folder.name)  # None: the notebook's processes are followed in /proc
@@ -59,19 +67,23 @@ class Slot:
         env["IPYTHONDIR"] = str(self.ipython)
         return env
 
-    def spawn(self, base_env: dict) -> None:
-        """Start the template now (the first time: before the event loop, see ForkServer.spawn)."""
+    def spawn(self, base_env: dict, speaking: str) -> None:
+        """Start the template now, speaking `speaking` (the first time: before the event loop, see ForkServer.spawn):
+        a new interpreter unless the grader's own words, which a fork would keep, are that language's."""
         if self.forked and self.server is None:
             self.empty()
-            self.server = ForkServer(self.env(base_env), str(self.scratch), self.debug, self.sandbox)
+            self.server = ForkServer(self.env({**base_env, OVERRIDE: speaking}), str(self.scratch), self.debug,
+                                     self.sandbox, fresh=not imported_in(speaking))
+            self.language = speaking
             self.server.spawn()
 
-    async def start(self, base_env: dict) -> None:
-        """The template ready and its kernel spec written; on failure, plain kernels and `failure` says why."""
+    async def start(self, base_env: dict, speaking: str) -> None:
+        """The template ready, speaking `speaking`, and its kernel spec written; on failure, plain kernels and
+        `failure` says why."""
         if not self.forked:
             return
         try:
-            self.spawn(base_env)
+            self.spawn(base_env, speaking)
             await self.server.start()
             specs = write_kernel_spec(self.folder / "kernels", self.server, self.sandbox)
             if not provisioner_registered(specs):
@@ -84,11 +96,12 @@ class Slot:
             self.specs = write_kernel_spec(self.folder / "kernels", None, self.sandbox)
             self.failure = str(error)
 
-    async def prepare(self, base_env: dict) -> None:
-        """Before a notebook: a lost template started again, the folders emptied."""
-        if self.forked and (self.server is None or self.server.lost):
+    async def prepare(self, base_env: dict, speaking: str) -> None:
+        """Before a notebook in `speaking`: a lost template, or one speaking another language, started again (in
+        the notebook's), the folders emptied."""
+        if self.forked and (self.server is None or self.server.lost or self.language != speaking):
             await self.stop()
-            await self.start(base_env)
+            await self.start(base_env, speaking)
         self.empty()
 
     def empty(self) -> None:
@@ -104,7 +117,7 @@ class Slot:
         if self.server is not None:
             TEMPLATES.pop(self.server.key, None)
             await self.server.close()
-            self.server = None
+            self.server, self.language = None, None
 
     def remove_cgroup(self) -> None:
         """At the grader's end: whatever is still in the slot's cgroup killed, and the cgroup removed."""
