@@ -9,6 +9,7 @@ runs in a real JupyterLab (tests/learner_run_all.py says which, and what both ch
 import ast
 import contextlib
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -140,27 +141,30 @@ def run_learner_notebook(path: Path, kernels=None) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def forked_kernels():
-    """`forked_kernels(spoken)`: a warm kernel template speaking `spoken`, started the first time a notebook of
-    that language runs here and shared by the others, as `make notebooks` runs the solutions
-    (authoring/learner_notebooks.py's ForkedKernels): about 2 s of CPU less per notebook than a fresh kernel.
-    A fresh kernel is what tests/browser/test_run_all.py's JupyterLab starts, for the notebooks it runs."""
+def run_all():
+    """`run_all(path, spoken)`: run_learner_notebook in a kernel forked from a warm template speaking `spoken`,
+    started the first time a notebook of that language runs here and shared by the others, as `make notebooks`
+    runs the solutions (authoring/learner_notebooks.py's ForkedKernels): about 2 s of CPU less per notebook than
+    a fresh kernel. (A fresh kernel is what tests/browser/test_run_all.py's JupyterLab starts, for the notebooks
+    it runs.) All in a thread of its own: ForkedKernels runs an event loop, and a test before this one in the
+    same worker may leave one marked running in the main thread."""
     from authoring.learner_notebooks import forked_kernels
 
-    with contextlib.ExitStack() as templates:
-        started = {}
+    templates, started = contextlib.ExitStack(), {}
 
-        def speaking(spoken: str):
-            if spoken not in started:  # None where kernels cannot be forked: fresh ones then
-                started[spoken] = templates.enter_context(forked_kernels(spoken, notebooks=len(EXPECTED_NOTEBOOKS)))
-            return started[spoken]
+    def in_a_forked_kernel(path: Path, spoken: str) -> list[dict]:
+        if spoken not in started:  # None where kernels cannot be forked: fresh ones then
+            started[spoken] = templates.enter_context(forked_kernels(spoken, notebooks=len(EXPECTED_NOTEBOOKS)))
+        return run_learner_notebook(path, started[spoken])
 
-        yield speaking
+    with ThreadPoolExecutor(1) as thread:
+        yield lambda path, spoken: thread.submit(in_a_forked_kernel, path, spoken).result()
+        thread.submit(templates.close).result()
 
 
 @pytest.mark.parametrize("spoken", ["en", "fr"])
 @pytest.mark.parametrize("name", EXPECTED_NOTEBOOKS)
-def test_learner_notebook_runs_to_the_end_failing_only_at_the_exercises(name, spoken, request, forked_kernels):
+def test_learner_notebook_runs_to_the_end_failing_only_at_the_exercises(name, spoken, request, run_all):
     """Run All offline reaches the last cell; only the exercise stubs and their checks fail on the way (the
     French learner notebook too, in French: the kernel is told its notebook, as Jupyter tells it).
 
@@ -176,7 +180,7 @@ def test_learner_notebook_runs_to_the_end_failing_only_at_the_exercises(name, sp
     if not path.exists():
         pytest.fail(f"no {path.relative_to(NOTEBOOKS.parent)}: finish its translation, then `make notebooks`")
     with speaking_its_language(path):
-        cells = run_learner_notebook(path, forked_kernels(spoken))
+        cells = run_all(path, spoken)
     check_fails_only_at_the_exercises(cells, spoken)
 
 
