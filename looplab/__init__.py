@@ -7,8 +7,9 @@ history viewer, the checks and the grader.
 `import looplab` is light: each name below is imported the first time it is read (a module
 `__getattr__`, PEP 562). A notebook reads them in its first cell and sees no difference; a process
 that only needs the tools (notebook 5's MCP server imports `looplab.tools` and `looplab.toolbox`) or
-the manifest (the authoring commands) never imports the SDK, IPython or the widgets, about 1.3 s of
-CPU it would not use. tests/test_packaging.py holds both halves.
+the words (`python -m authoring translations|catalogues`) never imports the SDK, IPython or the
+widgets, about 1.3 s of CPU it would not use. tests/test_packaging.py proves both: the light import,
+and every name there on first read.
 """
 
 import importlib
