@@ -20,11 +20,9 @@ import httpx2
 
 from .catalogue import words
 from .error_display import show_api_errors_briefly
+from .model_id import MODEL  # re-exported: the one model id, kept where modules that never call the API read it
 from .recordings import Recording
 from .transport import ObservedTransport, RecordingTransport, Replay, Traffic
-
-MODEL = "claude-haiku-5-5"
-"""The one model id the course uses, in notebooks and recordings alike."""
 
 MODES = ("offline", "live", "record")
 OFFLINE_API_KEY = "offline-no-key-needed"

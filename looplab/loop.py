@@ -13,7 +13,7 @@ from typing import TextIO
 
 from . import conversation
 from .catalogue import words
-from .client import MODEL
+from .model_id import MODEL
 from .tools import TOOLS, is_error, run_tool
 
 WORDS = words(__file__)  # the prompt and the lines around the protocol's prefixes, in the course's language

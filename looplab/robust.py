@@ -27,8 +27,8 @@ import inspect
 import operator
 
 from .catalogue import words
-from .client import MODEL
 from .loop import MAX_TOKENS, SYSTEM_PROMPT
+from .model_id import MODEL
 from .toolbox import count_letters, get_weather
 
 WORDS = words(__file__)  # the lines of the harness that are not tool results, in the course's language

@@ -22,8 +22,9 @@ import httpx2
 from anthropic.types import Message
 
 from . import language
-from .client import MODEL, remember_traffic
+from .client import remember_traffic
 from .catalogue import words
+from .model_id import MODEL
 from .transport import ObservedTransport, Traffic
 
 WORDS = words(__file__)  # what a learner may read of a scripted model: its refusal past the scenario

@@ -39,8 +39,9 @@ def count_letters(text: str, letter: str) -> str:
 # The course's own version of each exercise of 05_toolbox.ipynb (the manifest's Exercise.reference), the same
 # code as the solution notebook's.
 
-from .client import MODEL  # noqa: E402  (below the tools, which notebook 6's module takes from here too)
+# Imported here, below the two tools, which notebook 6's module takes from this one too:
 from .loop import MAX_TOKENS, SYSTEM_PROMPT, WORDS, tool_result  # noqa: E402
+from .model_id import MODEL  # noqa: E402
 from .tools import CALCULATOR_TOOL, calculator  # noqa: E402
 
 # Worded unlike the solution notebook's schemas on purpose: a registry equal to the course's, made in a cell

@@ -3,6 +3,8 @@
 A notebook imports the client, the rules, the recordings, the tools, the history viewer, the checks
 and the reference pieces; the grader (`looplab.grade`) stands apart, so a learner's kernel never
 pays for nbclient, jupyter_client or zmq. The authoring tools (`authoring/`) are not in the package at all.
+`import looplab` itself imports each name on first read, so a process that only runs the tools (notebook 5's
+MCP server) never imports the SDK, and `looplab.client` is the function whatever was imported first.
 
 An instructor installs the package (`pip install .`) and grades from any folder: the course
 manifest, the official checks and the recordings ship in it. The second half of this file proves
@@ -99,6 +101,54 @@ def test_importing_the_notebook_side_leaves_the_grader_and_its_dependencies_out(
     assert len(outside_the_sdk) <= NON_SDK_MODULE_BUDGET, (
         f"importing looplab loads {len(outside_the_sdk)} modules besides the SDK (budget "
         f"{NON_SDK_MODULE_BUDGET}); the biggest packages: {top_packages(outside_the_sdk)}")
+
+
+def run_fresh(script: str) -> str:
+    """What a fresh interpreter prints running `script` (this one has imported everything)."""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+# What a process that only needs the tools must not pay for: the SDK, the notebook display, the checks.
+NOT_FOR_THE_TOOLS = ("anthropic", "httpx2", "IPython", "ipywidgets", "looplab.client", "looplab.checks")
+
+
+def test_importing_the_tools_leaves_the_sdk_out():
+    """Notebook 5's MCP server (toolbox_server.py) imports looplab.tools and looplab.toolbox, and is started
+    twice a run: `import looplab` is lazy (looplab/__init__.py), and the reference pieces read MODEL from
+    looplab/model_id.py, never from the client."""
+    loaded = json.loads(run_fresh("import json, sys\n"
+                                  "import looplab.toolbox, looplab.tools, looplab.loop, looplab.robust\n"
+                                  "from looplab import MODEL, tools\n"
+                                  "print(json.dumps(sorted(sys.modules)))\n"))
+    pulled_in = [name for name in loaded if name in NOT_FOR_THE_TOOLS or name.split(".")[0] in NOT_FOR_THE_TOOLS]
+    assert not pulled_in, f"importing the tools pulled in: {pulled_in[:20]}"
+
+
+def test_every_name_the_package_gives_is_there_on_first_read():
+    names = json.loads(run_fresh("import json, looplab\n"
+                                 "print(json.dumps({name: type(getattr(looplab, name)).__name__ "
+                                 "for name in looplab.__all__}))\n"))
+    assert names == {name: type(getattr(looplab, name)).__name__ for name in looplab.__all__}
+    assert names["client"] == "function" and names["tools"] == "module"
+    assert set(looplab.__all__) <= set(dir(looplab))
+    with pytest.raises(AttributeError):
+        looplab.no_such_name  # noqa: B018
+
+
+def test_looplab_client_stays_the_function_whatever_is_imported_first():
+    """looplab/client.py is a module named like the function the package gives; importing that module (here
+    before the package's name is ever read, the awkward order) must not make `looplab.client` the module."""
+    said = run_fresh("import looplab.client, looplab.viewer, looplab.checks\n"
+                     "from looplab.client import offline_environ, MODEL\n"
+                     "import looplab\n"
+                     "from looplab import client\n"
+                     "assert callable(looplab.client) and client is looplab.client, looplab.client\n"
+                     "assert MODEL is looplab.MODEL\n"
+                     "sdk = looplab.client('01_one_tool_call', mode='offline', quiet=True)\n"
+                     "print(type(sdk).__name__, looplab.traffic(sdk).__class__.__name__)\n")
+    assert said.split() == ["Anthropic", "Traffic"]
 
 
 # --- the grader, installed from a wheel, grades from any folder ----------------------------------------

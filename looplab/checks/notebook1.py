@@ -6,8 +6,8 @@ import textwrap
 
 from .. import scripted
 from ..catalogue import catalogue
-from ..client import MODEL
 from ..loop import MAX_TOKENS
+from ..model_id import MODEL
 from ..scripted import calculator as calc, reply, text, thinking
 from ..tools import ERROR_PREFIX
 from .reaching import reaches

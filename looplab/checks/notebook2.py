@@ -2,7 +2,7 @@
 
 from .. import scripted
 from ..catalogue import catalogue
-from ..client import MODEL
+from ..model_id import MODEL
 from ..recordings import canonical_blocks
 from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from ..tools import TOOLS, is_error, run_tool

@@ -8,8 +8,8 @@ from anthropic.types import Message
 
 from .. import scripted
 from ..catalogue import catalogue
-from ..client import MODEL
 from ..history import to_wire
+from ..model_id import MODEL
 from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from . import turns
 from .core import Report, Scenario

@@ -26,8 +26,8 @@ import anthropic
 
 from ..catalogue import catalogue
 from ..history import to_wire
-from ..client import MODEL
 from ..loop import MAX_TOKENS, system_prompt
+from ..model_id import MODEL
 from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, calculator as calc, never_stops, reply, text, thinking, tool_use

@@ -17,7 +17,7 @@ import textwrap
 from typing import Any
 
 from ..catalogue import catalogue
-from ..client import MODEL
+from ..model_id import MODEL
 from ..rules import check_request
 from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from ..toolbox import COUNT_LETTERS_SCHEMA, TOOL_REGISTRY, WEATHER_SCHEMA, count_letters, get_weather, run_tool

@@ -17,9 +17,9 @@ import anthropic
 
 from .. import conversation
 from ..catalogue import catalogue
-from ..client import MODEL
 from ..history import to_wire
 from ..loop import MAX_TOKENS
+from ..model_id import MODEL
 from ..robust import CHECKED_REGISTRY, TOOL_REGISTRY, run_tool as course_run_tool
 from ..rules import check_request
 from ..scripted import TooManyCalls, calculator as calc, reply, text, tool_use

@@ -22,9 +22,9 @@ from typing import Any, Callable
 import anthropic
 
 from ..catalogue import catalogue
-from ..client import MODEL
 from ..history import to_wire
 from ..loop import MAX_TOKENS, system_prompt, tool_result
+from ..model_id import MODEL
 from ..recordings import canonical_blocks
 from ..rules import check_request
 from ..scripted import TooManyCalls, never_stops

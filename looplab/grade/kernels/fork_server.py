@@ -250,7 +250,7 @@ def _warm_tracebacks() -> None:
     try:
         from IPython.core import ultratb
 
-        from ...client import MODEL
+        from ...model_id import MODEL
         from ...scripted import reply, scripted_client, text, tool_use
 
         client, _ = scripted_client([reply(text("unused"))])
