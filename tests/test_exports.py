@@ -290,7 +290,8 @@ def exported(tmp_path_factory):
         shutil.copytree(SUBMISSIONS / learner, tmp / "submissions" / learner)
     shutil.copytree(SUBMISSIONS / "stub", tmp / "submissions" / "=2+3")
     (tmp / "roster.csv").write_text(ROSTER.replace("alice", "partial"), encoding="utf-8")
-    run = run_grader("submissions", "--jobs", "2", "--cell-timeout", "60", "--out", "grades.csv",
+    # one slot: one kernel template to start (seconds of CPU); notebooks graded side by side are tests/test_grade.py's
+    run = run_grader("submissions", "--jobs", "1", "--cell-timeout", "60", "--out", "grades.csv",
                      "--feedback", "feedback", "--report", "report/class.html", "--roster", "roster.csv",
                      "--canvas", "canvas.csv", "--quiet", cwd=tmp)
     assert run.returncode == 0, run.stderr
