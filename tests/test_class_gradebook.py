@@ -116,10 +116,9 @@ def graded(tmp_path_factory):
     (folder / "submission_metadata.yml").write_text("submission_900001:\n  :submitters:\n  - :name: Dana Diaz\n")
     roster = tmp / "class.csv"
     roster.write_text("id,name,email\n" + "".join(f"{i},{n},{e}\n" for i, n, e in STUDENTS), encoding="utf-8")
-    # one slot: one kernel template to start (seconds of CPU); notebooks graded side by side are tests/test_grade.py's
     run = subprocess.run([sys.executable, "-m", "looplab.grade", folder, "--roster", roster, "--out",
                           tmp / "grades.csv", "--wide", tmp / "wide.csv", "--canvas", tmp / "canvas.csv",
-                          "--cell-timeout", "30", "--jobs", "1", "--quiet"],
+                          "--cell-timeout", "30", "--jobs", "2", "--quiet"],
                          capture_output=True, text=True, timeout=600, cwd=tmp)
     assert run.returncode == 0, run.stderr
     return tmp, run.stderr
