@@ -9,9 +9,11 @@ on a stable part.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import filecmp
 import hashlib
+import io
 import os
 import shutil
 import subprocess
@@ -88,6 +90,19 @@ def run_grader(*args: str, cwd: Path = WORKDIR, timeout: float = 240, env: dict 
                ) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "looplab.grade", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, env=env)
+
+
+def refused(*args: str, cwd: Path = WORKDIR) -> str:
+    """What the command line says when it refuses these arguments (exit status 2, before anything is graded):
+    its `main`, called in this process as `python -m looplab.grade` calls it. A refusal needs no interpreter of
+    its own (the grader's imports cost about 2 s of CPU); the command itself runs in run_grader's tests."""
+    from looplab.grade.__main__ import main
+
+    said = io.StringIO()
+    with contextlib.chdir(cwd), contextlib.redirect_stderr(said), pytest.raises(SystemExit) as exited:
+        main(list(args))
+    assert exited.value.code == 2, said.getvalue()
+    return said.getvalue()
 
 
 def read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
@@ -350,13 +365,13 @@ def test_feedback_copies_are_the_executed_notebooks_with_their_grade(graded):
 
 
 def test_usage_errors_stop_before_grading(tmp_path):
-    run = run_grader("no-such-folder", "--out", str(tmp_path / "g.csv"))
-    assert run.returncode == 2 and "no such file or folder: no-such-folder" in run.stderr
-    # One slot of plain kernels: the mistake is found before any notebook runs, with no kernel template to wait for.
-    run = run_grader("submissions", "--feedback", "submissions/feedback", "--jobs", "1", "--plain-kernels",
-                     "--out", str(tmp_path / "g.csv"))
-    assert run.returncode == 2 and "--feedback must be outside the submissions" in run.stderr
-    assert not (SUBMISSIONS / "feedback").exists()
+    assert "no such file or folder: no-such-folder" in refused("no-such-folder", "--out", str(tmp_path / "g.csv"))
+    # Found before any notebook runs or any slot is made (tests/test_grade_limits.py): one slot of plain kernels
+    # all the same, the least this process would start if that ever changed.
+    said = refused("submissions", "--feedback", "submissions/feedback", "--jobs", "1", "--plain-kernels",
+                   "--out", str(tmp_path / "g.csv"))
+    assert "--feedback must be outside the submissions" in said
+    assert not (SUBMISSIONS / "feedback").exists() and not (tmp_path / "g.csv").exists()
 
 
 # --- the pieces, without a kernel --------------------------------------------------------------------------

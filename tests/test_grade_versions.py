@@ -194,8 +194,9 @@ def test_the_grader_grades_each_notebook_as_the_version_it_was_made_with(later, 
     env = dict(os.environ, LOOPLAB_COURSE="course_later:LATER",
                PYTHONPATH=os.pathsep.join([str(folder), str(ROOT), os.environ.get("PYTHONPATH", "")]))
     out = tmp_path / "grades.csv"
+    # one slot: one kernel template to start (seconds of CPU); notebooks graded side by side are tests/test_grade.py's
     run = subprocess.run([sys.executable, "-m", "looplab.grade", str(submissions), "--out", str(out),
-                          "--jobs", "2", "--cell-timeout", "10"],
+                          "--jobs", "1", "--cell-timeout", "10"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
     assert run.returncode == 0, run.stderr
     with open(out, newline="", encoding="utf-8") as handle:

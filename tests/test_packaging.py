@@ -185,8 +185,9 @@ def fresh_venv_with(wheel: Path, folder: Path, env: dict) -> Path:
 
 
 def grade_fixtures(python: Path, submissions: Path | str, cwd: Path, out: Path, env: dict) -> list[dict[str, str]]:
+    # one slot: one kernel template to start (seconds of CPU); notebooks graded side by side are tests/test_grade.py's
     run_checked([python, "-m", "looplab.grade", submissions, "--out", out, "--cell-timeout", CELL_TIMEOUT,
-                 "--jobs", "2", "--quiet"], cwd=cwd, env=env, timeout=GRADE_TIMEOUT)
+                 "--jobs", "1", "--quiet"], cwd=cwd, env=env, timeout=GRADE_TIMEOUT)
     return read_gradebook(out)
 
 
