@@ -11,6 +11,7 @@ exercise, never awards it. Graded end to end, with real kernels: tests/test_grad
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import socket
 import threading
@@ -29,12 +30,15 @@ from tests.check_helpers import stub, twin
 from tests.judge_helpers import judged, same_as_in_process
 from tests.notebook_code import solution_namespace
 
-# Each notebook run up to its last exercise: what the checks need (the cells after it run programs and servers).
-SOLUTIONS = {notebook.stem: solution_namespace(notebook.stem, until=notebook.ids[-1]) for notebook in COURSE.notebooks}
+@functools.cache
+def solved_notebook(stem: str) -> dict:
+    """The notebook run up to its last exercise: what the checks need (the cells after it run programs and servers).
+    Run when a test first asks, not when the file is collected: every worker of the test command collects it."""
+    return solution_namespace(stem, until=COURSE.notebook(stem).ids[-1])
 
 
 def solution(number: str):
-    return SOLUTIONS[COURSE.notebook_of(number).stem][COURSE.exercise(number).name]
+    return solved_notebook(COURSE.notebook_of(number).stem)[COURSE.exercise(number).name]
 
 
 def wrong_answers(number: str) -> list:
