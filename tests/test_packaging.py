@@ -64,14 +64,20 @@ def notebook_side_modules() -> list[str]:
     return names
 
 
-def modules_loaded_by(names: list[str]) -> list[str]:
-    """sys.modules after importing `names` in a fresh interpreter (this one has imported everything)."""
-    script = ("import importlib, json, sys\n"
-              f"for name in {names!r}:\n"
-              "    importlib.import_module(name)\n"
-              "print(json.dumps(sorted(sys.modules)))\n")
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
-    return json.loads(run.stdout)
+def run_fresh(script: str) -> str:
+    """What a fresh interpreter prints running `script` (this one has imported everything)."""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def modules_loaded_by(names: list[str], then: str = "") -> list[str]:
+    """sys.modules in a fresh interpreter after importing `names`, then running the line `then`."""
+    return json.loads(run_fresh("import importlib, json, sys\n"
+                                f"for name in {names!r}:\n"
+                                "    importlib.import_module(name)\n"
+                                f"{then}\n"
+                                "print(json.dumps(sorted(sys.modules)))\n"))
 
 
 def top_packages(modules: list[str]) -> list[tuple[str, int]]:
@@ -103,13 +109,6 @@ def test_importing_the_notebook_side_leaves_the_grader_and_its_dependencies_out(
         f"{NON_SDK_MODULE_BUDGET}); the biggest packages: {top_packages(outside_the_sdk)}")
 
 
-def run_fresh(script: str) -> str:
-    """What a fresh interpreter prints running `script` (this one has imported everything)."""
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    return run.stdout
-
-
 # What a process that only needs the tools must not pay for: the SDK, the notebook display, the checks.
 NOT_FOR_THE_TOOLS = ("anthropic", "httpx2", "IPython", "ipywidgets", "looplab.client", "looplab.checks")
 
@@ -118,10 +117,8 @@ def test_importing_the_tools_leaves_the_sdk_out():
     """Notebook 5's MCP server (toolbox_server.py) imports looplab.tools and looplab.toolbox, and is started
     twice a run: `import looplab` is lazy (looplab/__init__.py), and the reference pieces read MODEL from
     looplab/model_id.py, never from the client."""
-    loaded = json.loads(run_fresh("import json, sys\n"
-                                  "import looplab.toolbox, looplab.tools, looplab.loop, looplab.robust\n"
-                                  "from looplab import MODEL, tools\n"
-                                  "print(json.dumps(sorted(sys.modules)))\n"))
+    loaded = modules_loaded_by(["looplab.toolbox", "looplab.tools", "looplab.loop", "looplab.robust"],
+                               then="from looplab import MODEL, tools")
     pulled_in = [name for name in loaded if name in NOT_FOR_THE_TOOLS or name.split(".")[0] in NOT_FOR_THE_TOOLS]
     assert not pulled_in, f"importing the tools pulled in: {pulled_in[:20]}"
 
