@@ -162,6 +162,9 @@ def execute(path: Path, kernels: ForkedKernels | None = None) -> None:
         else:
             kernels.execute(notebook, **options)
     notebook.metadata.pop("widgets", None)
+    # The kernel stamps its interpreter's full version here ("3.11.7"): stored, it made every notebook change
+    # when a maintainer with another patch release of Python ran `make notebooks`. Nothing reads it.
+    notebook.metadata.get("language_info", {}).pop("version", None)
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
     normalise_outputs(notebook)
