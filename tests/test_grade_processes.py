@@ -51,7 +51,11 @@ def needs(way: str) -> None:
         pytest.skip(f"no cgroup {way or ''} can be made here (not root, no delegation)")
 
 
+# It waits for a line first, as a kernel waits for its first cell: the test makes the tree (which puts the root in
+# the cgroup) before anything is started, as the grader does. Without the wait, on a loaded machine the child could
+# be born before the root was moved, outside the cgroup, and its second of CPU was never counted.
 SPINS_THEN_DETACHES = """import os, subprocess, sys, time
+sys.stdin.readline()
 child = subprocess.Popen([sys.executable, "-c", "import time\\nt = time.process_time()\\n"
                           "while time.process_time() - t < 1: pass\\n"
                           "import os\\nif os.fork() == 0:\\n    os.setsid()\\n    time.sleep(60)\\n"])
@@ -72,9 +76,11 @@ def test_the_tree_counts_its_subprocesses_cpu_and_every_process_is_killed(way, m
     # This worker's children from earlier tests (the browser tests' Playwright driver) are not orphans to kill,
     # as the grader keeps its own (runner.Grader.before).
     before = set(process_tree.children(os.getpid()))
-    root = subprocess.Popen([sys.executable, "-c", SPINS_THEN_DETACHES])
+    root = subprocess.Popen([sys.executable, "-c", SPINS_THEN_DETACHES], stdin=subprocess.PIPE, text=True)
     try:
         tree = process_tree.NotebookTree(root.pid, group, adopted=lambda: process_tree.adopted(before | {root.pid}))
+        root.stdin.write("go\n")
+        root.stdin.close()
         deadline = time.monotonic() + 60
         while tree.cpu_seconds() < 1 and time.monotonic() < deadline:  # the subprocess's second, not the root's
             time.sleep(0.05)
