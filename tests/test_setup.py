@@ -135,8 +135,12 @@ def test_stopping_the_lab_leaves_nothing_behind(tmp_path, how):
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "run"),
            "BROWSER": "true"}
     with log.open("w") as output:
-        lab = subprocess.Popen([sys.executable, str(BOOTSTRAP), "lab", "--no-browser", f"--ServerApp.port={port}",
-                                "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1"],
+        # As a terminal starts it: with Ctrl+C's default action. A test run started in the background of a script
+        # (`cmd &`) ignores SIGINT, and an ignored signal stays ignored through exec: JupyterLab never stopped.
+        as_in_a_terminal = ("import os, signal, sys\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\n"
+                            "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+        lab = subprocess.Popen([sys.executable, "-c", as_in_a_terminal, str(BOOTSTRAP), "lab", "--no-browser",
+                                f"--ServerApp.port={port}", "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1"],
                                stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
                                start_new_session=True)  # a session of its own, as a terminal gives it
     try:
