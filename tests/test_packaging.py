@@ -123,6 +123,13 @@ def test_importing_the_tools_leaves_the_sdk_out():
     assert not pulled_in, f"importing the tools pulled in: {pulled_in[:20]}"
 
 
+def test_this_test_process_imported_jsonschema_without_its_uri_grammars():
+    """tests/jsonschema_first.py comes before nbval's plugin in pyproject.toml's addopts (nbval imports nbformat,
+    which imports jsonschema): after it, jsonschema built rfc3987_syntax's grammars, 1.1 s of CPU in each of the
+    test command's processes as they all start together."""
+    assert "rfc3987_syntax" not in sys.modules
+
+
 def test_every_name_the_package_gives_is_there_on_first_read():
     names = json.loads(run_fresh("import json, looplab\n"
                                  "print(json.dumps({name: type(getattr(looplab, name)).__name__ "
