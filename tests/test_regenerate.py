@@ -8,6 +8,7 @@ no machine path, no re-authored recording. A diff after a real edit then shows o
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -50,8 +51,6 @@ def test_regenerating_an_unchanged_course_changes_nothing(tmp_path):
 def test_no_stored_notebook_names_the_python_it_was_run_with():
     """A kernel stamps its interpreter's patch release in `language_info.version`; stored, `make notebooks`
     rewrote every notebook (and the test above failed) for a maintainer on Debian's 3.11.2 instead of 3.11.7."""
-    import json
-
     stamped = [str(path.relative_to(ROOT)) for folder in ("solutions", "notebooks")
                for path in sorted((ROOT / folder).rglob("*.ipynb"))
                if "version" in json.loads(path.read_text(encoding="utf-8"))["metadata"].get("language_info", {})]
