@@ -129,6 +129,11 @@ def read(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
+def read_rows(tmp: Path, learner: str) -> list[dict[str, str]]:
+    """A learner's rows in the long gradebook: what a failed total shows, to say which exercise and why."""
+    return [row for row in read(tmp / "grades.csv") if row["learner"] == learner]
+
+
 def test_every_student_gets_every_notebook_and_the_last_copy_counts(graded):
     tmp, _ = graded
     rows = read(tmp / "grades.csv")
@@ -156,7 +161,7 @@ def test_the_wide_gradebook_has_a_total_per_student_and_the_flags(graded):
                 "dana@school.edu": 0, "erin@school.edu": 0, "fay@school.edu": 0, "zed": NB1_POINTS,
                 "jose@school.edu": NB1_POINTS, "wang@school.edu": 0}
     for learner, total in expected.items():
-        assert int(wide[learner]["total"]) == total, learner
+        assert int(wide[learner]["total"]) == total, (learner, read_rows(tmp, learner))
         assert int(wide[learner]["maximum"]) == MAXIMUM
         assert int(wide[learner][NB1]) == total
     assert wide["bob.smith@school.edu"]["name"] == "Bob Smith" and wide["jose@school.edu"]["name"] == "José Núñez"
@@ -193,7 +198,7 @@ def test_the_reference_typed_in_keeps_its_points_and_is_flagged_for_review(grade
     """zed's 1.1 is looplab/tools.py's calculator, renamed and reformatted: solved, and the review column says so."""
     tmp, stderr = graded
     rows = {row["exercise"]: row for row in read(tmp / "grades.csv") if row["learner"] == "zed"}
-    assert rows["1.1"]["status"] == "solved" and rows["1.1"]["points"] == "2"
+    assert rows["1.1"]["status"] == "solved" and rows["1.1"]["points"] == "2", rows["1.1"]
     assert rows["1.1"]["review"].startswith("to review: exercise 1.1's cell holds the course's reference code")
     assert rows["1.2"]["review"] == rows["1.3"]["review"] == ""
     assert f"zed (submissions/zed/{NB1}.ipynb): to review: exercise 1.1" in stderr
