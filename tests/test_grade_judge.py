@@ -199,6 +199,32 @@ def test_a_loop_that_never_ends_is_stopped_by_the_grader_s_clock():
     assert time.monotonic() - started < 10
 
 
+def test_two_judges_never_parse_a_learner_s_cells_at_once(monkeypatch):
+    """The grader judges --jobs notebooks at once, one thread each, and every check reads the learner's cells
+    (checks/source.py `parsed`). On CPython 3.11 before 3.11.8, two parses at once could raise SystemError
+    ("AST constructor recursion depth mismatch", python/cpython#106905), and an honest 1.1 was marked "the
+    check could not finish" (CI, tests/test_class_gradebook.py). So parses take turns: here a parse that
+    lingers shows whether another thread ever came in while it ran."""
+    from looplab.checks.source import parsed
+
+    real_parse, inside, most = ast.parse, [], []
+
+    def lingering(source, *args, **kwargs):
+        inside.append(threading.get_ident())
+        most.append(len(inside))
+        time.sleep(0.01)  # long enough for the other thread to arrive
+        inside.pop()
+        return real_parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", lingering)
+    threads = [threading.Thread(target=lambda: [parsed("x = 1") for _ in range(5)]) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(most) == 10 and max(most) == 1
+
+
 def test_a_channel_message_is_one_json_line():
     left, right = socket.socketpair()
     a, b = Channel(left), Channel(right)

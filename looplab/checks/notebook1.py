@@ -11,6 +11,7 @@ from ..model_id import MODEL
 from ..scripted import calculator as calc, reply, text, thinking
 from ..tools import ERROR_PREFIX
 from .reaching import reaches
+from .source import parsed
 from .core import NOT_WRITTEN, Report, Scenario, play
 
 GREETING = [{"role": "user", "content": "Hello"}]  # sent with the learner's tool, to see the API accept it
@@ -70,8 +71,10 @@ def _calls_eval(function, cell: str | None = None, cells: list[str] | None = Non
     if cells is not None:
         return reaches(cells, "calculator", EVAL)
     try:
-        tree = ast.parse(cell) if cell is not None else ast.parse(textwrap.dedent(inspect.getsource(function)))
-    except (OSError, TypeError, SyntaxError, ValueError):
+        tree = parsed(cell if cell is not None else textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError):  # no source to read (a builtin, a function made at run time)
+        return False
+    if tree is None:
         return False
     if cell is not None:
         tree = next((node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
