@@ -14,6 +14,7 @@ import ast
 import functools
 import json
 import socket
+import sys
 import threading
 import time
 
@@ -199,13 +200,15 @@ def test_a_loop_that_never_ends_is_stopped_by_the_grader_s_clock():
     assert time.monotonic() - started < 10
 
 
-def test_two_judges_never_parse_a_learner_s_cells_at_once(monkeypatch):
-    """The grader judges --jobs notebooks at once, one thread each, and every check reads the learner's cells
-    (checks/source.py `parsed`). On CPython 3.11 before 3.11.8, two parses at once could raise SystemError
-    ("AST constructor recursion depth mismatch", python/cpython#106905), and an honest 1.1 was marked "the
-    check could not finish" (CI, tests/test_class_gradebook.py). So parses take turns: here a parse that
-    lingers shows whether another thread ever came in while it ran."""
+def test_judges_side_by_side_parse_in_turn(monkeypatch):
+    """The grader judges --jobs notebooks at once, a thread each, and those threads parse: the learner's cells
+    (checks/source.py), the course calculator's expressions (notebook 2's and 4's expected answers). On
+    CPython 3.11 before 3.11.8, two parses at once could raise SystemError ("AST constructor recursion depth
+    mismatch", python/cpython#106905), and CI marked an honest 1.1 "the check could not finish". Here a
+    parse that lingers shows whether another thread ever came in while it ran, by any of those paths."""
     from looplab.checks.source import parsed
+    from looplab.grade.judgement import one_parse_at_a_time
+    from looplab.tools import calculator
 
     real_parse, inside, most = ast.parse, [], []
 
@@ -216,13 +219,26 @@ def test_two_judges_never_parse_a_learner_s_cells_at_once(monkeypatch):
         inside.pop()
         return real_parse(source, *args, **kwargs)
 
-    monkeypatch.setattr(ast, "parse", lingering)
-    threads = [threading.Thread(target=lambda: [parsed("x = 1") for _ in range(5)]) for _ in range(2)]
+    monkeypatch.setattr(ast, "parse", one_parse_at_a_time.in_turn(lingering))
+    paths = [lambda: parsed("x = 1"), lambda: calculator("2 + 3"), lambda: ast.literal_eval("[1, 2]")]
+    threads = [threading.Thread(target=lambda: [path() for _ in range(2) for path in paths]) for _ in range(2)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(most) == 10 and max(most) == 1
+    assert len(most) == 12 and max(most) == 1
+
+
+def test_the_grader_s_judges_parse_in_turn_only_where_python_needs_it(monkeypatch, tmp_path):
+    from looplab.grade.judgement import one_parse_at_a_time
+    from looplab.grade.judgement.judge import check_point
+
+    monkeypatch.setattr(ast, "parse", ast.parse)  # whatever check_point does to it is undone after this test
+    check_point([], [], tmp_path, 1.0).close()
+    assert getattr(ast.parse, "in_turn", False) is one_parse_at_a_time.AFFECTED
+    release = sys.version_info[:3]
+    assert one_parse_at_a_time.AFFECTED is (release < (3, 11, 8) if release[:2] == (3, 11)
+                                             else release < (3, 12, 2) if release[:2] == (3, 12) else False)
 
 
 def test_a_channel_message_is_one_json_line():

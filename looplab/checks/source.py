@@ -12,7 +12,6 @@ reading the notebook file can hand these functions the cells' text just the same
 from __future__ import annotations
 
 import ast
-import threading
 from typing import Iterable, Iterator
 
 COURSE_PACKAGE = "looplab"
@@ -20,21 +19,10 @@ STUB_ERROR = "NotImplementedError"
 CELL, FUNCTION = "cell", "function"  # where stub_left finds the leftover line
 
 
-# One parse at a time in this process. CPython 3.11 before 3.11.8 (and 3.12 before 3.12.2) counts the depth of
-# the tree it hands back in one counter per interpreter, and a garbage collection halfway through can give the
-# GIL to another thread (python/cpython#106905): two threads parsing at once then make `ast.parse` raise
-# "SystemError: AST constructor recursion depth mismatch". The grader judges --jobs notebooks at once, each
-# in a thread of its own, and every one of them reads the learner's cells here: now and then an honest
-# exercise was marked "the check could not finish" (tests/test_class_gradebook.py, on CI and under load).
-# A parse takes milliseconds; taking turns costs nothing measurable.
-_ONE_PARSE_AT_A_TIME = threading.Lock()
-
-
 def parsed(source: str) -> ast.Module | None:
     """The cell's tree, or None for a cell Python cannot read (it ran as far as its error, no further)."""
     try:
-        with _ONE_PARSE_AT_A_TIME:
-            return ast.parse(source)
+        return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # too deep for Python too: it never ran
         return None
 

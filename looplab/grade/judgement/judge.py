@@ -31,6 +31,7 @@ from ...course import Exercise
 from ...notebook_source import as_ipython_runs
 from ..kernels.kernel_cells import HEADER
 from ..shared.status import CRASHED, UNDEFINED
+from . import one_parse_at_a_time
 from .proxies import NoAnswer, Proxies, RemoteFunction
 
 CONNECT_SECONDS = 60  # for the kernel to run the cell's import and connect (a template kernel takes well under 1 s)
@@ -44,7 +45,9 @@ NO_ANSWER = WORDS.rows["no_answer"]["en"]  # the English, as tests read it
 def check_point(exercises: list[Exercise], sources: list[str], folder: Path, seconds: float,
                 interrupt: Callable[[], None] | None = None, wall_factor: float = 1) -> "Judge":
     """The judge of one check point of a run (what kernels/runner.py's Grader is handed): the learner's code
-    cells before it read as IPython ran them, so the checks' source readers see what the notebook's `In` holds."""
+    cells before it read as IPython ran them, so the checks' source readers see what the notebook's `In` holds.
+    Judges run side by side, a thread each: on the CPython releases that need it, they parse in turn."""
+    one_parse_at_a_time.install()
     return Judge(exercises, as_ipython_runs(sources), folder, seconds, interrupt, wall_factor=wall_factor)
 
 
