@@ -130,6 +130,14 @@ def test_this_test_process_imported_jsonschema_without_its_uri_grammars():
     assert "rfc3987_syntax" not in sys.modules
 
 
+def test_the_authoring_tools_import_jsonschema_without_its_uri_grammars():
+    """`python -m authoring notebooks` and its kin read notebooks with nbformat, which imports jsonschema: before
+    authoring/__init__.py imported it first (looplab/quick_jsonschema.py), each run built rfc3987_syntax's
+    grammars, 1.2 s of CPU (`make notebooks`, and the tests that run it or its parts in a copy of the course)."""
+    loaded = modules_loaded_by(["authoring.learner_notebooks", "authoring.regenerate", "authoring.translated_notebooks"])
+    assert "jsonschema" in loaded and "rfc3987_syntax" not in loaded
+
+
 def test_every_name_the_package_gives_is_there_on_first_read():
     names = json.loads(run_fresh("import json, looplab\n"
                                  "print(json.dumps({name: type(getattr(looplab, name)).__name__ "
