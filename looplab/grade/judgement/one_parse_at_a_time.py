@@ -27,8 +27,10 @@ AFFECTED = sys.version_info[:3] < FIXED_IN.get(sys.version_info[:2], (0,))
 
 
 def in_turn(parse: Callable) -> Callable:
-    """`parse`, each call waiting for any other thread's call to end."""
-    lock = threading.Lock()
+    """`parse`, each call waiting for any other thread's call to end. Reentrant: a parse started in the same thread
+    while one runs (a finalizer that parses, run by a garbage collection halfway through) goes on, never waits
+    for itself."""
+    lock = threading.RLock()
 
     @functools.wraps(parse)
     def parse_in_turn(*args, **kwargs):
