@@ -41,11 +41,10 @@ def in_turn(parse: Callable) -> Callable:
     return parse_in_turn
 
 
-def install() -> bool:
-    """Make `ast.parse` take turns in this process where this Python needs it; whether it does now."""
+def install() -> None:
+    """Make `ast.parse` take turns in this process where this Python needs it (once: it stays)."""
     if AFFECTED and not getattr(ast.parse, "in_turn", False):
         ast.parse = in_turn(ast.parse)
-    return getattr(ast.parse, "in_turn", False)
 
 
 __all__ = ["AFFECTED", "FIXED_IN", "in_turn", "install"]
