@@ -138,6 +138,34 @@ def test_the_authoring_tools_import_jsonschema_without_its_uri_grammars():
     assert "jsonschema" in loaded and "rfc3987_syntax" not in loaded
 
 
+def test_imported_for_good_pauses_the_collector_freezes_and_puts_it_back_as_it_was():
+    import gc
+
+    from looplab.grade.shared.long_lived import imported_for_good
+
+    was = gc.isenabled()
+    try:
+        for collecting in (True, False):
+            (gc.enable if collecting else gc.disable)()
+            gc.unfreeze()  # what an earlier import of looplab.grade froze in this process: back with the rest
+            with imported_for_good():
+                assert not gc.isenabled()
+                made = [[] for _ in range(100)]  # tracked objects, made while the collector is paused
+            assert gc.isenabled() is collecting
+            assert gc.get_freeze_count() >= len(made)  # frozen: no later collection walks them
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_the_grader_s_imports_are_frozen_and_the_collector_is_on_after_them():
+    """looplab/grade/__init__.py imports inside imported_for_good (grade/shared/long_lived.py): a third of a grader's
+    start. The SDK and the checks come frozen; the collector is on for everything the grader makes after."""
+    said = json.loads(run_fresh("import gc, json, sys\nimport looplab.grade\n"
+                                "print(json.dumps([gc.isenabled(), gc.get_freeze_count(), 'anthropic' in sys.modules]))"))
+    assert said[0] is True and said[2] is True
+    assert said[1] > 100_000, said  # about 250,000 objects on Python 3.11
+
+
 def test_every_name_the_package_gives_is_there_on_first_read():
     names = json.loads(run_fresh("import json, looplab\n"
                                  "print(json.dumps({name: type(getattr(looplab, name)).__name__ "

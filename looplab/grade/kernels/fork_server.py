@@ -123,22 +123,26 @@ def serve_forks(outside_pid_namespace: str | None = None) -> None:
         _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans are reparented here, to be reaped
     if sys.path and sys.path[0] in ("", os.getcwd()):
         del sys.path[0]  # as ipykernel_launcher does; the kernel puts the cwd back
-    for name in PRELOAD:
+    from ..shared.long_lived import imported_for_good
+
+    # What kernels need, imported and warmed once, then frozen before the first fork (shared/long_lived.py).
+    with imported_for_good():
+        for name in PRELOAD:
+            try:
+                importlib.import_module(name)
+            except Exception:
+                pass
         try:
-            importlib.import_module(name)
+            from looplab import api_shape
+            api_shape.warm()  # the offline API's request shape and jsonschema, once for every kernel
         except Exception:
             pass
-    try:
-        from looplab import api_shape
-        api_shape.warm()  # the offline API's request shape and jsonschema, once for every kernel
-    except Exception:
-        pass
-    try:
-        from jupyter_client import localinterfaces
-        localinterfaces.localhost()  # finds the machine's addresses once, for every kernel
-    except Exception:
-        pass
-    _warm_tracebacks()
+        try:
+            from jupyter_client import localinterfaces
+            localinterfaces.localhost()  # finds the machine's addresses once, for every kernel
+        except Exception:
+            pass
+        _warm_tracebacks()
     threads = threading.active_count()
     if threads != 1:
         _write_line(1, {"error": f"the template started {threads - 1} thread(s); forking would not be safe"})
