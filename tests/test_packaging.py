@@ -141,7 +141,7 @@ def test_the_authoring_tools_import_jsonschema_without_its_uri_grammars():
 def test_imported_for_good_pauses_the_collector_freezes_and_puts_it_back_as_it_was():
     import gc
 
-    from looplab.grade.shared.long_lived import imported_for_good
+    from looplab.long_lived import imported_for_good
 
     was = gc.isenabled()
     try:
@@ -157,10 +157,12 @@ def test_imported_for_good_pauses_the_collector_freezes_and_puts_it_back_as_it_w
         (gc.enable if was else gc.disable)()
 
 
-def test_the_grader_s_imports_are_frozen_and_the_collector_is_on_after_them():
-    """looplab/grade/__init__.py imports inside imported_for_good (grade/shared/long_lived.py): a third of a grader's
-    start. The SDK and the checks come frozen; the collector is on for everything the grader makes after."""
-    said = json.loads(run_fresh("import gc, json, sys\nimport looplab.grade\n"
+@pytest.mark.parametrize("imports", ["import looplab.grade", "import looplab\nlooplab.check"],
+                         ids=["the grader's imports", "a notebook's first read of the checks"])
+def test_the_sdk_comes_frozen_and_the_collector_is_on_after_it(imports):
+    """The imports that bring the SDK run inside imported_for_good (looplab/long_lived.py): looplab/grade/__init__.py's,
+    and the first of looplab's lazy names that imports it (looplab/__init__.py). Everything after is collected."""
+    said = json.loads(run_fresh(f"import gc, json, sys\n{imports}\n"
                                 "print(json.dumps([gc.isenabled(), gc.get_freeze_count(), 'anthropic' in sys.modules]))"))
     assert said[0] is True and said[2] is True
     assert said[1] > 100_000, said  # about 250,000 objects on Python 3.11

@@ -10,9 +10,9 @@ only from those before it (tests/test_grade_shape.py), with grading.py the one o
 __main__.py the command line. Below: what other code (the tests, a script) grades with.
 """
 
-from .shared.long_lived import imported_for_good
+from ..long_lived import imported_for_good
 
-with imported_for_good():  # a third less CPU for them (shared/long_lived.py)
+with imported_for_good():  # a third less CPU for them (looplab/long_lived.py)
     from ..quick_jsonschema import import_jsonschema
 
     import_jsonschema()  # before nbformat imports it: 1.5 to 2 s of CPU less for every grader run (quick_jsonschema.py)

@@ -123,9 +123,9 @@ def serve_forks(outside_pid_namespace: str | None = None) -> None:
         _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER: orphans are reparented here, to be reaped
     if sys.path and sys.path[0] in ("", os.getcwd()):
         del sys.path[0]  # as ipykernel_launcher does; the kernel puts the cwd back
-    from ..shared.long_lived import imported_for_good
+    from ...long_lived import imported_for_good
 
-    # What kernels need, imported and warmed once, then frozen before the first fork (shared/long_lived.py).
+    # What kernels need, imported and warmed once, then frozen before the first fork (looplab/long_lived.py).
     with imported_for_good():
         for name in PRELOAD:
             try:
