@@ -48,8 +48,9 @@ def __getattr__(name: str):
 
 
 def _imported(module: str) -> types.ModuleType:
-    """A module of the package; the first one to bring the SDK brings it as looplab/long_lived.py says (a kernel's
-    first cell, an agent program's first question: 0.8 s of CPU less here), once per process."""
+    """A module of the package. Until the SDK is in this process, each first read imports inside
+    looplab/long_lived.py's `imported_for_good`, so the one that brings the SDK brings it frozen (a kernel's first
+    cell, an agent program's first question: 0.8 s of CPU less here); after that, a plain import."""
     if "anthropic" in sys.modules:
         return importlib.import_module(module)
     from .long_lived import imported_for_good
