@@ -11,27 +11,29 @@ the learner's objects are only described, read (a value such as CALCULATOR_TOOL)
 arguments the grader sends, and what came of it goes back as plain data (looplab/channel.py). A
 scripted client the grader hands over is a real `anthropic.Anthropic` here whose transport asks the
 grader for each reply; a stream, the minimal client of notebook 4 or a callable are stand-ins whose
-methods the grader runs.
+methods the grader runs (looplab/stand_ins.py). The earlier pieces a check swaps in come with each call,
+made for it alone: the course's values as data, its functions as this kernel's package holds them, which
+under the grader are stand-ins the grader runs (looplab/withheld.py): the kernel holds no course version of
+any exercise.
 
-Everything said here (what the function returned, what it raised, that it ran out of time, that it
-is or called the course's own code) is the learner's answer or a claim: the grader judges the one
-and lets the other only cost points or explain a failure. So nothing in this module is a secret,
-and learner code that rewrites it changes only the answers it sends. It never imports the grader.
+Everything said here (what the function returned, what it raised, that it ran out of time) is the
+learner's answer or a claim: the grader judges the one and lets the other only explain a failure. So
+nothing in this module is a secret, and learner code that rewrites it changes only the answers it sends.
+It never imports the grader.
 """
 
 from __future__ import annotations
 
 import builtins
 import contextlib
-import io
+import copy
 import socket
 import sys
 from typing import Any
 
 from .channel import Channel, ChannelBroken, Identities, at_path, decode, encode, opaque
-from .course import COURSE, resolve
-
-BASE_URL = "https://api.anthropic.com"
+from .course import resolve
+from .stand_ins import RemoteFailure, stand_in
 
 
 def serve(path: str, namespace: dict | None = None) -> None:
@@ -71,20 +73,23 @@ def serve(path: str, namespace: dict | None = None) -> None:
 
 
 def describe(namespace: dict, held: dict, request: dict) -> dict:
-    """Does the exercise's name exist, is it callable, is it the course's own version (a claim); its value if not callable."""
-    name, number = str(request.get("name")), str(request.get("number"))
+    """Does the exercise's name exist, is it callable, is it the course's own version (a claim: under the grader, the
+    graded edition's stand-in for it); its value if not callable (as data, the functions inside it by a name of
+    their own)."""
+    from .course import COURSE
+    from .learner_calls import is_the_course_version
+
+    name = str(request.get("name"))
     if name not in namespace:
         return {"exists": False}
-    from .checks.core import is_a_copy_of_the_course, is_the_course_version, session
-    from .checks.source import latest_definition
-
     obj = held[name] = namespace[name]
-    own = resolve(COURSE.exercise(number).reference)
-    found = session()
-    cell = latest_definition(found.cells, name) if found else None
-    handed_in = is_the_course_version(obj, own) or (
-        cell is not None and is_a_copy_of_the_course(obj, own, name, found, cell))
-    answer = {"exists": True, "callable": callable(obj), "course_code": handed_in}
+    try:  # read from its module's namespace: a value the edition left out is not asked for here
+        module, _, attribute = COURSE.exercise(str(request.get("number"))).reference.partition(":")
+        own = vars(sys.modules[module]).get(attribute, _MISSING) if module in sys.modules else _MISSING
+    except KeyError:
+        own = _MISSING
+    answer = {"exists": True, "callable": callable(obj),
+              "course_code": own is not _MISSING and callable(own) and is_the_course_version(obj, own)}
     if not answer["callable"]:
         answer["value"] = encode(obj, lambda value: _function_inside(held, name, value))
     return answer
@@ -103,11 +108,6 @@ def _function_inside(held: dict, name: str, value: Any) -> dict:
     return {"$function": key, **opaque(value)}
 
 
-class RemoteFailure(Exception):
-    """A check's own failure, raised in the grader while the learner's code used one of its objects (a stream
-    read past its end, `input()` called): it goes on through the learner's code, as it would in-process."""
-
-
 class Call:
     """One call of the learner's function: its arguments made from the grader's data, the call, what came of it."""
 
@@ -121,39 +121,20 @@ class Call:
     def tagged(self, tag: str, data: dict) -> Any:
         if tag == "$kept":
             return self.kept.resolve(data, self.tagged)
+        if tag == "$course":  # a piece of the course the check names: what this kernel's package holds for it
+            return _course_piece(data.get(tag))
         ref = data.get(tag)
-        if not isinstance(ref, int):
-            return None
         if ref not in self.made:
-            makers = {"$client": self.sdk_client, "$stream": lambda ref: RemoteStream(self, ref),
-                      "$callable": lambda ref: RemoteCallable(self, ref), "$client_like": lambda ref: MinimalStandIn(self, ref)}
-            maker = makers.get(tag)
-            if maker is None:
+            made = stand_in(tag, self, ref)
+            if made is None:
                 return None
-            self.made[ref] = maker(ref)
+            self.made[ref] = made
         return self.made[ref]
 
     def other(self, value: Any) -> dict:
         """What the learner's code hands back: a stand-in as the grader's own object, anything else opaque."""
         ref = next((ref for ref, made in self.made.items() if made is value), None)
         return {"$ref": ref} if ref is not None else opaque(value)
-
-    def sdk_client(self, ref: int):
-        """A real SDK client; its transport sends each request to the grader's scripted model and returns its answer."""
-        import anthropic
-        import httpx2
-
-        def ask_the_grader(request: httpx2.Request) -> httpx2.Response:
-            answer = self.ask({"op": "model", "client": ref, "method": request.method, "path": request.url.path,
-                               "content": request.read().decode("utf-8", "replace")})
-            headers = {str(key): str(value) for key, value in (answer.get("headers") or {}).items()}
-            return httpx2.Response(int(answer.get("status", 500)), content=str(answer.get("body", "")).encode(),
-                                   headers=headers)
-
-        client = anthropic.Anthropic(api_key="scripted-no-key-needed", base_url=BASE_URL, max_retries=0,
-                                     http_client=anthropic.DefaultHttpxClient(
-                                         transport=httpx2.MockTransport(ask_the_grader)))
-        return client
 
     def ask(self, message: dict) -> dict:
         """Ask the grader (a model reply, a method of its object) and wait; its refusals are raised here."""
@@ -179,20 +160,21 @@ class Call:
     # --- the call ---
 
     def run(self) -> dict:
-        from .checks.core import CheckTimeout, borrowing, isolated, learner_line, time_limit, time_limit_seconds
+        from .learner_calls import CheckTimeout, isolated, learner_line, time_limit, time_limit_seconds
 
-        number = str(self.request.get("number"))
-        exercise = COURSE.exercise(number)
-        references = {name: resolve(target) for name, target in COURSE.earlier_pieces(number).items()}
         args = decode(self.request.get("args", []), self.tagged)
         kwargs = decode(self.request.get("kwargs", {}), self.tagged)
+        # The earlier pieces: the course's functions as this kernel's package holds them (under the grader, stand-ins
+        # the grader runs: looplab/withheld.py), its values copied for this call alone; one this kernel cannot have
+        # now (a value not handed over yet) is not swapped in.
+        named = decode(self.request.get("pieces") or {}, self.tagged)
+        pieces = {str(name): value if callable(value) else copy.deepcopy(value)
+                  for name, value in (named.items() if isinstance(named, dict) else ()) if value is not _MISSING}
         seconds = float(self.request.get("seconds", 1))  # what is left of the check's budget, by the grader's clock
         cpu, wall = time_limit_seconds()
         limit = (seconds,) if wall is None else (min(cpu, seconds), seconds)  # under the grader: CPU seconds
-        borrowed: list[str] = []
         try:
-            with (time_limit(*limit), isolated(self.obj, references),
-                  borrowing(self.obj, resolve(exercise.reference)) as borrowed, self.redirected()):
+            with time_limit(*limit), isolated(self.obj, pieces), self.redirected():
                 value = self.obj(*args, **kwargs)
                 self.kept.message()
                 answer = {"op": "returned", "value": encode(value, self.other, kept=self.kept)}
@@ -206,7 +188,6 @@ class Call:
         # What the call left in the lists and dicts it was handed (the history agent_turn appends to).
         answer["after"] = [encode(arg, self.other, kept=self.kept) if isinstance(arg, (list, dict)) else None
                            for arg in args]
-        answer["borrowed"] = [str(name) for name in borrowed]
         return answer
 
     @staticmethod
@@ -249,69 +230,14 @@ def _swapped(owner, name: str, value):
         setattr(owner, name, saved)
 
 
-class RemoteCallable:
-    """A function of the grader's (notebook 4's refusing `input`): calling it runs it there."""
-
-    def __init__(self, call: Call, ref: int):
-        self._looplab_call, self._looplab_ref = call, ref
-
-    def __call__(self, *args, **kwargs):
-        return self._looplab_call.invoke(self._looplab_ref, "__call__", args, kwargs)
+_MISSING = object()  # a piece this kernel does not hold now
 
 
-class RemoteStream(io.TextIOBase):
-    """A text stream of the grader's (the lines `run` reads, what it writes): each read or write happens there."""
-
-    def __init__(self, call: Call, ref: int):
-        super().__init__()
-        self._looplab_call, self._looplab_ref = call, ref
-
-    def _invoke(self, method: str, *args):
-        return self._looplab_call.invoke(self._looplab_ref, method, args, {})
-
-    def readable(self) -> bool:
-        return True
-
-    def writable(self) -> bool:
-        return True
-
-    def read(self, size=-1):
-        return self._invoke("read", size)
-
-    def readline(self, size=-1):
-        return self._invoke("readline", size)
-
-    def readlines(self, hint=-1):
-        return self._invoke("readlines", hint)
-
-    def write(self, text):
-        return self._invoke("write", text)
-
-    def writelines(self, lines):
-        return self._invoke("writelines", list(lines))
-
-    def getvalue(self):
-        return self._invoke("getvalue")
-
-    def flush(self):
-        return None
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        line = self.readline()
-        if not line:
-            raise StopIteration
-        return line
-
-
-class MinimalStandIn:
-    """A client that is not the SDK's (notebook 4): `.messages.create(**kwargs)` runs the grader's."""
-
-    def __init__(self, call: Call, ref: int):
-        self._looplab_call, self._looplab_ref = call, ref
-        self.messages = self
-
-    def create(self, **kwargs):
-        return self._looplab_call.invoke(self._looplab_ref, "messages.create", (), kwargs)
+def _course_piece(target: Any) -> Any:
+    """The course's object `target` names ("looplab.loop:tool_result"), as this kernel's package holds it."""
+    if not isinstance(target, str) or ":" not in target:
+        return _MISSING
+    try:
+        return resolve(target)
+    except Exception:  # not there, or not handed over yet (looplab/withheld.py's Withheld)
+        return _MISSING

@@ -1,20 +1,16 @@
-"""The course's own code, and eval in 1.1, read from the notebook's cells outside the kernel (checks/reaching.py).
+"""Where a name's value came from, read from the notebook's cells (checks/reaching.py): eval in 1.1's calculator.
 
-Under the grader the kernel's claims ("this is the course's version", "it called it") can be switched off by
-the learner's code: a hostile class did exactly that, then handed in `agent_turn = loop.agent_turn`. The
-notebook file cannot be switched off. Each case below is a way a learner hands in the course's code (or
-reaches eval) that the source spells out; the honest cases are what a learner who wrote their own writes.
+The reader follows every path the source spells out to a target. The grader no longer needs it for the course's
+own code, which a graded kernel does not hold (looplab/withheld.py, tests/test_withholding.py); what it reads
+today is whether 1.1's calculator reaches eval, exec or compile. The cases below hold the reader to every
+spelling, with the course's agent_turn as a target too, the way it was first written.
 """
 
 from __future__ import annotations
 
-import contextlib
-
 import pytest
 
-import looplab.checks.core as core
-import looplab.serve as kernel_side
-from looplab.checks.core import COURSE_CODE, NOT_SOLVED, SOLVED
+from looplab.checks.core import NOT_SOLVED
 from looplab.checks.reaching import folded, reaches
 from tests.check_helpers import twin
 from tests.judge_helpers import judged
@@ -91,37 +87,6 @@ def test_a_cell_too_deep_to_read_is_skipped_not_a_crash():
     deep = "x = " + " + ".join(["'a'"] * 50_000) + "\ncalculator = 1"
     assert not reaches([deep], "calculator", EVAL)
     assert folded(__import__("ast").parse(" + ".join(["'a'"] * 300), mode="eval").body) == "a" * 300
-
-
-@contextlib.contextmanager
-def _no_claims():
-    """A kernel whose claims are switched off, as the learner's code can switch them off in its own kernel."""
-    @contextlib.contextmanager
-    def nothing_borrowed(*args, **kwargs):
-        yield []
-
-    real_describe, real_borrowing = kernel_side.describe, core.borrowing
-    kernel_side.describe = lambda *args: dict(real_describe(*args), course_code=False)
-    core.borrowing = nothing_borrowed
-    try:
-        yield
-    finally:
-        kernel_side.describe, core.borrowing = real_describe, real_borrowing
-
-
-@pytest.mark.parametrize("cell", [
-    "agent_turn = loop.agent_turn",
-    "def agent_turn(client, messages, max_iterations=10):\n    return loop.agent_turn(client, messages, max_iterations)",
-])
-def test_the_grader_reads_the_course_s_code_from_the_file_whatever_the_kernel_claims(cell):
-    import looplab.loop
-
-    def wrapper(client, messages, max_iterations=10):
-        return looplab.loop.agent_turn(client, messages, max_iterations)
-
-    with _no_claims():
-        assert judged("2.2", wrapper, cells=[SET_UP, cell])["kind"] == COURSE_CODE
-        assert judged("2.2", wrapper, cells=[SET_UP])["kind"] == SOLVED  # the proof that claims were off
 
 
 def test_a_calculator_reaching_eval_by_a_glued_name_is_not_solved_the_grader_s_way():

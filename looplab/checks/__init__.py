@@ -15,11 +15,9 @@ from ..scripted import TooManyCalls
 from . import core
 from .core import (
     COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SAY, CheckFailed, CheckResult, CheckTimeout, Claims, Failure, Report, Session,
-    borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, paths_to, time_limit,
-    time_limit_seconds,
+    borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, time_limit, time_limit_seconds,
 )
 from .. import api_shape
-from .reaching import reaches
 from .source import CELL, FUNCTION, latest_definition, stub_left
 
 # Every notebook's checks are imported now, not on first use: the grader judges several notebooks at
@@ -48,23 +46,25 @@ def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: s
            claims: Claims | None) -> CheckResult:
     """The check itself: the course's own code refused, else the checker's scenarios played.
 
-    In-process, the learner's earlier pieces are swapped for the course's, a clock bounds the check and a
-    tripwire notes calls of the course's own version; under the grader (`claims` given), the kernel that runs
-    the learner's code does all three, and its claims can only cost points."""
+    In-process (the learner's own notebook), the course's version is one import away: the object checked is
+    compared with it, its earlier pieces are swapped for the course's, a clock bounds the check and a tripwire
+    notes calls of the course's own version. Under the grader (`claims` given), the kernel that runs the
+    learner's code does the swapping and the clock, and holds no course version of any exercise
+    (looplab/withheld.py): the course's code runs in the grader, which refuses it while an exercise is judged
+    that may not lean on it, and notes the call in `claims.borrowed` (judgement/course_line.py)."""
     exercise = course.exercise(number)
     checker = course.checker(number)
-    references = {name: resolve(target) for name, target in course.earlier_pieces(number).items()}
     report = Report(texts=course.texts(number), cell=cell, cells=found.cells if found else None)
     own = resolve(exercise.reference)  # the course's own version: never the learner's answer
-    handed_in = (claims is not None and claims.course_code) or is_the_course_version(obj, own) or (
-        cell is not None and is_a_copy_of_the_course(obj, own, exercise.name, found, cell)) or (
-        found is not None and reaches(found.cells, exercise.name, paths_to(own, exercise.reference)))
-    borrowed = []
+    handed_in = (claims.course_code if claims is not None else is_the_course_version(obj, own)) or (
+        claims is None and cell is not None and is_a_copy_of_the_course(obj, own, exercise.name, found, cell))
+    borrowed: list = []
     api_shape.warm()  # the offline API's first use, paid outside the learner's time limit
     try:
         if not handed_in and claims is not None:
             checker(obj, report)
         elif not handed_in:
+            references = {name: resolve(target) for name, target in course.earlier_pieces(number).items()}
             with isolated(obj, references), time_limit(*time_limit_seconds()), borrowing(obj, own) as borrowed:
                 checker(obj, report)
     except (Exception, CheckTimeout, TooManyCalls, SystemExit) as error:
@@ -73,15 +73,17 @@ def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: s
         if report.situation and not isinstance(error, (Failure, NotImplementedError)):
             message = f"{report.situation}: {message}"
             hint = report.text(report.situation_key).hint or hint  # the point of this situation, not "fix the line"
-        if not (failure.course_code_blind and (borrowed or (claims is not None and claims.borrowed))):
+        refused = claims is not None and claims.borrowed  # the grader refused a call of the course's code: that is why
+        if not refused and not (failure.course_code_blind and borrowed):
             return CheckResult(number, exercise.said_title, 0, exercise.points, report.passed, message, hint,
                                failure.kind)
         # A situation the course's own version cannot pass from where it was called (it does not see what the check
         # set up in the learner's namespace), and it was called: the verdict is that, below.
-    borrowed = borrowed + (claims.borrowed if claims is not None else [])
-    if handed_in or borrowed:
+    called = claims.borrowed if claims is not None else borrowed
+    if handed_in or called:
+        reference = called[0] if claims is not None and called else exercise.reference
         message = SAY.words("course_code" if handed_in else "course_code_called", name=exercise.name,
-                            reference=exercise.reference.replace(":", "."))
+                            reference=str(reference).replace(":", "."))
         return CheckResult(number, exercise.said_title, 0, exercise.points, [], message, SAY.text("course_code").hint,
                            COURSE_CODE)
     return CheckResult(number, exercise.said_title, exercise.points, exercise.points, report.passed)

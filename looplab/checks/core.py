@@ -12,12 +12,7 @@ import functools
 import html
 import inspect
 import json
-import os
-import signal
 import sys
-import sysconfig
-import threading
-import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -28,29 +23,15 @@ from IPython import get_ipython
 
 from .. import scripted
 from ..catalogue import Text, catalogue
+from ..learner_calls import (  # noqa: F401 (re-exported) how a call into the learner's code is bounded and isolated
+    CPU_SECONDS_VARIABLE, TIME_LIMIT_SECONDS, WALL_SECONDS_VARIABLE, CheckTimeout, is_the_course_version, isolated,
+    learner_line, time_limit, time_limit_seconds,
+)
 from ..rules import check_request
 from ..scripted import TooManyCalls
 from .source import COURSE_PACKAGE, names_imported_from_the_course, names_read_with
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
-
-# A check stops the learner's code after this long: a loop that never ends gets words, not a hang. In the
-# learner's notebook: 10 s of wall-clock time. The grader sets LOOPLAB_CHECK_SECONDS, seconds of the
-# kernel's CPU time (a busy machine must not stop a correct answer), and LOOPLAB_CHECK_WALL_SECONDS, a
-# wall-clock bound beside it for code that sleeps (looplab/grade/shared/limits.py: checks take under 0.1 s offline).
-TIME_LIMIT_SECONDS = 10
-CPU_SECONDS_VARIABLE, WALL_SECONDS_VARIABLE = "LOOPLAB_CHECK_SECONDS", "LOOPLAB_CHECK_WALL_SECONDS"
-
-
-def time_limit_seconds() -> tuple[float, float | None]:
-    """(the limit, the wall-clock bound): (10, None) in a learner's notebook, (CPU s, wall s) under the grader.
-    Read at each check: a kernel forked from the grader's template gets its own environment after the import."""
-    cpu = os.environ.get(CPU_SECONDS_VARIABLE)
-    if not cpu:
-        return float(TIME_LIMIT_SECONDS), None
-    wall = os.environ.get(WALL_SECONDS_VARIABLE)
-    return float(cpu), float(wall) if wall else 3 * float(cpu)
-
 
 MIME_TYPE = "application/vnd.looplab.check+json"
 
@@ -71,14 +52,12 @@ class Failure(Exception):
         self.course_code_blind = False
 
 
-class CheckTimeout(BaseException):
-    """Raised in the learner's code when it runs past the time limit (its seconds, when not TIME_LIMIT_SECONDS)."""
-
-
 @dataclass
 class Claims:
-    """What the kernel said of the learner's object under the grader (looplab/grade/judgement/judge.py): it IS the course's
-    own version, it CALLED it. Claims can only cost points, never award one."""
+    """What the grader knows of the learner's object besides what it does (looplab/grade/judgement/judge.py): the
+    kernel's claim that it IS the course's own version (a stand-in of the graded edition: looplab/withheld.py), and the
+    course functions the learner's code called while the exercise was judged, which the course line saw and refused
+    (judgement/course_line.py). They can only cost points, never award one."""
 
     course_code: bool = False
     borrowed: list[str] = field(default_factory=list)
@@ -253,45 +232,6 @@ def play(call, scenario: Scenario) -> Play:
                 [exchange["response"] for exchange in traffic.exchanges if exchange.get("response") is not None])
 
 
-@contextlib.contextmanager
-def time_limit(seconds: float, wall: float | None = None):
-    """Stop the learner's code after `seconds`, where a signal can do it (the main thread).
-
-    With `wall` (under the grader), `seconds` is CPU time this process used (ITIMER_PROF: every thread's
-    user and system time), so a loaded machine does not stop a correct answer; `wall` seconds of real
-    time bound code that sleeps or waits. Without it, `seconds` is wall-clock time (ITIMER_REAL)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def stop(signum, frame):
-        raise CheckTimeout()
-
-    timers = [(signal.SIGALRM, signal.ITIMER_REAL, seconds if wall is None else wall)]
-    if wall is not None:
-        timers.append((signal.SIGPROF, signal.ITIMER_PROF, seconds))
-    previous = [(signum, which, signal.signal(signum, stop)) for signum, which, _ in timers]
-    for signum, which, limit in timers:
-        signal.setitimer(which, limit)
-    try:
-        yield
-    finally:
-        for signum, which, handler in previous:
-            signal.setitimer(which, 0)
-            signal.signal(signum, handler)
-
-
-def is_the_course_version(obj: Any, reference: Any) -> bool:
-    """Is `obj` the course's own version (maybe behind functools.wraps / partial)? It is one import away."""
-    try:
-        unwrapped = inspect.unwrap(obj) if callable(obj) else obj
-    except ValueError:  # a cycle of __wrapped__
-        return False
-    while isinstance(unwrapped, functools.partial):
-        unwrapped = unwrapped.func
-    return unwrapped is reference
-
-
 INPUT_HISTORY = "In"  # IPython's list of the cells run, by execution count
 
 
@@ -333,19 +273,6 @@ def is_a_copy_of_the_course(obj: Any, reference: Any, name: str, found: Session,
         _holds_the_course(found.namespace.get(each), reference) for each in read)
 
 
-def paths_to(reference: Any, canonical: str) -> list[str]:
-    """Every dotted path by which the course's loaded modules hold `reference`: where it is defined
-    (`canonical`, "looplab.loop:agent_turn"), a module that imported it, a list or dict holding it (`TOOLS`)."""
-    paths = [canonical.replace(":", ".")]
-    for name, module in list(sys.modules.items()):
-        if module is None or name.split(".")[0] != COURSE_PACKAGE:
-            continue
-        for attribute, value in list(vars(module).items()):
-            if not isinstance(value, ModuleType) and _holds_the_course(value, reference):
-                paths.append(f"{name}.{attribute}")
-    return paths
-
-
 def _holds_the_course(value: Any, reference: Any) -> bool:
     """The course's object itself, a list or dict holding it (`TOOLS`), or a module of the course."""
     if isinstance(value, ModuleType):
@@ -384,18 +311,6 @@ def borrowing(obj: Any, reference: Any):
             space[key] = reference
 
 
-@contextlib.contextmanager
-def isolated(obj: Any, references: dict[str, Any]):
-    """Swap the learner's earlier pieces for the reference ones while `obj` is checked."""
-    namespace = getattr(obj, "__globals__", {})
-    saved = {name: namespace[name] for name in references if name in namespace and namespace[name] is not obj}
-    namespace.update({name: references[name] for name in saved})
-    try:
-        yield
-    finally:
-        namespace.update(saved)
-
-
 TEXTS, _ = catalogue(__file__)  # the rows every check shares: the panel, the score, errors in plain words
 SAY = Report(texts=TEXTS)
 
@@ -427,13 +342,6 @@ def _rule_hint(error: anthropic.BadRequestError) -> str:
     except (ValueError, AttributeError):
         violation = None
     return SAY.text("no_rule").hint if violation is None else violation.hint
-
-
-def learner_line(error: BaseException) -> str | None:
-    """The last line of the traceback that is not looplab's, the SDK's or Python's own (None if there is none)."""
-    ours = (str(PACKAGE_DIR), sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"])
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if not f.filename.startswith(ours)]
-    return frames[-1].line if frames and frames[-1].line else None
 
 
 def learner_frame(error: BaseException) -> str:

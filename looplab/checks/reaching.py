@@ -1,10 +1,12 @@
 """Where a name's value came from, read from the notebook's cells without running them.
 
-Under the grader the learner's objects live in a kernel that the learner's code controls: whatever the
-kernel says about them is a claim, and a claim can be switched off. The notebook file cannot be: the
-grader reads it outside the kernel. `reaches(cells, name, targets)` follows the cells in the order they
-ran and says whether `name` was last bound by a statement that reaches one of `targets` (dotted paths:
-`looplab.loop.agent_turn`, `builtins.eval`), directly or through names bound that way before it.
+Exercise 1.1 asks for a calculator that never runs the model's text as code, and a calculator that reaches
+`eval` may well give every right answer: only its source tells. Under the grader the learner's objects
+live in a kernel that the learner's code controls, so the source is read from the notebook file, outside
+it. `reaches(cells, name, targets)` follows the cells in the order they ran and says whether `name` was
+last bound by a statement that reaches one of `targets` (dotted paths: `builtins.eval`), directly or
+through names bound that way before it. (The course's own code needs no such reading under the grader:
+a graded kernel does not hold it, looplab/withheld.py.)
 
 It follows the paths the source spells out, however they are written:
     loop.agent_turn                      an attribute of a module the notebook imported

@@ -21,6 +21,7 @@ from ..catalogue import words
 from ..course import COURSE
 from .exports.feedback import write_feedback
 from .exports.terminal import GradingProgress
+from .judgement.course_line import CourseLine
 from .judgement.judge import check_point
 from .judgement.reference_text import review
 from .kernels.runner import Grader
@@ -87,7 +88,7 @@ def grade(paths: list[str], options: GradingOptions) -> GradingResult:
     # in the class's language, so that only a notebook in another one makes its slot start another template.
     grader = Grader(jobs=max(1, min(options.jobs, len(submissions))), judge=check_point,
                     cell_timeout=options.cell_timeout, timeout=options.timeout, forked=options.forked,
-                    isolation=isolation, hidden=hidden, language=agreed_language(submissions))
+                    isolation=isolation, hidden=hidden, language=agreed_language(submissions), line=CourseLine)
     grader.spawn_template()  # now, while this process is single-threaded
     return asyncio.run(_grade(submissions, options, grader))
 

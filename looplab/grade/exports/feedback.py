@@ -49,7 +49,12 @@ def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
         if isinstance(origin, GraderCell):
             continue
         cell = copy.deepcopy(cell)
+        # The learner's own cell id and metadata back (the run had neither: submissions/plan.py), as the file had them.
+        original = plan.original.cells[origin - 1]
+        cell.metadata = copy.deepcopy(original.get("metadata") or {})
         cell.metadata.pop("execution", None)
+        if isinstance(original.get("id"), str):
+            cell["id"] = original["id"]
         if cell.cell_type == "code":
             cell.outputs = capped_outputs(cell.outputs)
         if "id" not in cell:
@@ -73,7 +78,7 @@ def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
                      f"{r.points}/{r.max_points} | {markdown_text(r.status)} | {markdown_text(details)} |")
     lines += ["", WORDS("how")]
     cells.append(nbformat.v4.new_markdown_cell("\n".join(lines)))
-    notebook = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(executed.metadata))
+    notebook = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(plan.original.metadata))
     notebook.metadata.pop("widgets", None)
     notebook.nbformat_minor = max(notebook.get("nbformat_minor", 5), 5)
     return notebook

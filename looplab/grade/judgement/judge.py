@@ -16,6 +16,7 @@ left in) is read here from the notebook's own cells.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import socket
 import threading
@@ -32,6 +33,7 @@ from ...notebook_source import as_ipython_runs
 from ..kernels.kernel_cells import HEADER
 from ..shared.status import CRASHED, UNDEFINED
 from . import one_parse_at_a_time
+from .course_line import CourseLine, pieces
 from .proxies import NoAnswer, Proxies, RemoteFunction
 
 CONNECT_SECONDS = 60  # for the kernel to run the cell's import and connect (a template kernel takes well under 1 s)
@@ -43,19 +45,21 @@ NO_ANSWER = WORDS.rows["no_answer"]["en"]  # the English, as tests read it
 
 
 def check_point(exercises: list[Exercise], sources: list[str], folder: Path, seconds: float,
-                interrupt: Callable[[], None] | None = None, wall_factor: float = 1) -> "Judge":
+                interrupt: Callable[[], None] | None = None, wall_factor: float = 1,
+                line: CourseLine | None = None) -> "Judge":
     """The judge of one check point of a run (what kernels/runner.py's Grader is handed): the learner's code
-    cells before it read as IPython ran them, so the checks' source readers see what the notebook's `In` holds.
-    Judges run side by side, a thread each: on the CPython releases that need it, they parse in turn."""
+    cells before it read as IPython ran them, so the checks' source readers see what the notebook's `In` holds;
+    `line`, the notebook's course line (course_line.py). Judges run side by side, a thread each: on the CPython
+    releases that need it, they parse in turn."""
     one_parse_at_a_time.install()
-    return Judge(exercises, as_ipython_runs(sources), folder, seconds, interrupt, wall_factor=wall_factor)
+    return Judge(exercises, as_ipython_runs(sources), folder, seconds, interrupt, wall_factor=wall_factor, line=line)
 
 
 class Judge:
     """One check point: a listening socket, the cell that connects to it, the checks of its exercises."""
 
     def __init__(self, exercises: list[Exercise], cells: list[str], folder: Path, seconds: float,
-                 interrupt: Callable[[], None] | None = None, wall_factor: float = 1):
+                 interrupt: Callable[[], None] | None = None, wall_factor: float = 1, line: CourseLine | None = None):
         # `seconds`: the check's limit, as the learner reads it (CPU seconds under the grader: the kernel counts
         # them, checks/core.py time_limit); the grader's own clock allows `wall_factor` times that in real time.
         self.exercises, self.cells, self.seconds, self.interrupt = exercises, cells, seconds, interrupt
@@ -66,6 +70,8 @@ class Judge:
         self.listener.listen(1)
         self.channel: Channel | None = None
         self.broken: str | None = None
+        self.opaque_types: dict[str, type] = {}  # the learner's type names this check point met (proxies.opaque_object)
+        self.line = line
 
     def cell_source(self) -> str:
         return f"{HEADER}import looplab.serve\nlooplab.serve.serve({str(self.path)!r})\n"
@@ -78,6 +84,8 @@ class Judge:
             except NoAnswer as error:
                 self.broken = str(error)
             results = {exercise.id: self.judge(exercise) for exercise in self.exercises}
+            if self.line is not None:  # the values that waited for these exercises may now go to the kernel
+                self.line.judged(self.exercises)
             if self.channel is not None and self.broken is None:
                 try:
                     self.channel.send({"op": "done"})
@@ -125,12 +133,13 @@ class Judge:
             described = self.ask({"op": "describe", "name": exercise.name, "number": exercise.id}, deadline)
             if described.get("exists") is not True:
                 return {"kind": UNDEFINED, "message": None}
-            claims = Claims(course_code=described.get("course_code") is True)
-            if described.get("callable") is True:
-                obj: Any = RemoteFunction(self, exercise, claims, self.budget)
-            else:  # a value; a function inside it (notebook 5's registry) is called in the kernel, like the exercise's
-                obj = decode(described.get("value"), self.functions_inside(exercise, claims, Proxies(self)))
-            result = run_check(exercise.id, obj, session=Session(self.cells, {}), claims=claims).as_dict()
+            with self.course_calls(exercise) as called:  # the course functions its code called, refused (course_line.py)
+                claims = Claims(course_code=described.get("course_code") is True, borrowed=called)
+                if described.get("callable") is True:
+                    obj: Any = RemoteFunction(self, exercise, claims, self.budget)
+                else:  # a value; a function inside it (notebook 5's registry) is called in the kernel, like the exercise's
+                    obj = decode(described.get("value"), self.functions_inside(exercise, claims, Proxies(self)))
+                result = run_check(exercise.id, obj, session=Session(self.cells, {}), claims=claims).as_dict()
             return {"kind": result["kind"], "message": result["failed"], "hint": result["hint"]}
         except NoAnswer as error:
             self.broken = str(error)
@@ -139,6 +148,17 @@ class Judge:
             return self.no_answer(self.broken or WORDS("no_answer_in_time"))
         except BaseException as error:  # the grader's own failure, on this exercise only
             return {"kind": CRASHED, "message": f"{type(error).__name__}: {error}"}
+
+    def course_calls(self, exercise: Exercise):
+        """While the exercise is judged, the course line runs only the course functions it may lean on; the context
+        gives the list of those its code called anyway (refused), which the line fills as it happens."""
+        if self.line is None:
+            return contextlib.nullcontext([])
+        return self.line.judging_exercise(exercise)
+
+    def pieces(self, exercise: Exercise) -> dict:
+        """The exercise's earlier pieces, made anew for one call (course_line.pieces)."""
+        return pieces(exercise)
 
     def functions_inside(self, exercise: Exercise, claims: Claims, proxies: Proxies) -> Callable[[str, dict], Any]:
         """How a value's tags are read: a function the kernel holds under a name of its own becomes a RemoteFunction

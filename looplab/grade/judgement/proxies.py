@@ -11,18 +11,15 @@ anything of the learner's classes. Nothing the kernel sends is ever unpickled or
 from __future__ import annotations
 
 import builtins
-import io
 import json
 import time
 from typing import Any
 
 from ...channel import ChannelBroken, Identities, decode, encode
+from ...object_table import ObjectTable
 from ...checks.core import CheckTimeout, Claims
 from ...course import Exercise
 from ...scripted import TooManyCalls, transport_of
-
-STREAM_METHODS = frozenset({"read", "readline", "readlines", "write", "writelines", "getvalue"})
-
 
 class NoAnswer(BaseException):
     """The kernel stopped answering, or answered what is not a message: the exercise is not solved.
@@ -30,75 +27,49 @@ class NoAnswer(BaseException):
     A BaseException, so that no checker and no `play` takes it for the learner's own error."""
 
 
-class Proxies:
+class Proxies(ObjectTable):
     """The grader's objects handed to the kernel for one call (clients, streams, callables), by id."""
 
+    caught = (Exception, TooManyCalls)  # a scripted model's refusal past its limit too: it stops the learner's code
+
     def __init__(self, judge, kept: Identities | None = None):
+        super().__init__(kept or Identities(-1))
         self.judge = judge
-        self.kept = kept or Identities(-1)
-        self.objects: list[Any] = []
         self.stopped: TooManyCalls | None = None  # the scripted model refused a call past its limit
         self.rejected: Any = None  # the API error of the last request the rules refused (a 400)
-        self.failures: dict[int, BaseException] = {}  # a check's failure raised by one of its objects
 
-    def ref(self, value: Any) -> int:
-        for index, known in enumerate(self.objects):
-            if known is value:
-                return index
-        self.objects.append(value)
-        return len(self.objects) - 1
+    def kind(self, value: Any) -> str | None:
+        """A scripted SDK client is handed over whole (its requests come back to its transport, `model`)."""
+        import anthropic
+
+        return "$client" if isinstance(value, anthropic.Anthropic) else super().kind(value)
 
     def other(self, value: Any) -> dict:
         """How a grader object is handed to the kernel: by what the learner's code may do with it."""
-        import anthropic
-
-        if isinstance(value, anthropic.Anthropic):
-            return {"$client": self.ref(value)}
-        if isinstance(value, io.IOBase):
-            return {"$stream": self.ref(value)}
-        if callable(getattr(getattr(value, "messages", None), "create", None)):
-            return {"$client_like": self.ref(value)}
-        if callable(value):
-            return {"$callable": self.ref(value)}
-        raise TypeError(f"the grader has no way to hand a {type(value).__name__} to the kernel")
+        tag = self.kind(value)
+        if tag is None:
+            raise TypeError(f"the grader has no way to hand a {type(value).__name__} to the kernel")
+        return {tag: self.ref(value)}
 
     def tagged(self, tag: str, data: dict) -> Any:
-        """The kernel's tags: one of our own objects handed back, or an object of the learner's."""
-        if tag == "$kept":
-            return self.kept.resolve(data, self.tagged)
-        ref = data.get(tag)
-        if tag == "$ref" and isinstance(ref, int) and 0 <= ref < len(self.objects):
-            return self.objects[ref]
-        return opaque_object(str(data.get("$object", "object")), str(data.get("repr", "")))
+        """The kernel's tags: one of our objects handed back, or an object of the learner's."""
+        known = super().tagged(tag, data)
+        if known is not None or tag in ("$kept", "$ref"):
+            return known
+        return opaque_object(str(data.get("$object", "object")), str(data.get("repr", "")),
+                             getattr(self.judge, "opaque_types", None))
 
     def answer(self, message: dict) -> dict:
         """A request the learner's code made of one of our objects while it ran."""
-        op = message.get("op")
-        if op == "model":
+        if message.get("op") == "model":
             return self.model(message)
-        ref, method = message.get("ref"), message.get("method")
-        if not (isinstance(ref, int) and 0 <= ref < len(self.objects)):
-            return {"stop": "failure", "message": "no such object"}
-        target = self.objects[ref]
-        if isinstance(target, io.IOBase) and method in STREAM_METHODS:
-            function = getattr(target, method)
-        elif method == "messages.create" and not isinstance(target, io.IOBase):
-            function = target.messages.create
-        elif method == "__call__" and callable(target) and not isinstance(target, io.IOBase):
-            function = target
-        else:
-            return {"stop": "failure", "message": f"{method} is not offered"}
-        args, kwargs = decode(message.get("args", []), self.tagged), decode(message.get("kwargs", {}), self.tagged)
-        try:
-            value = function(*(args if isinstance(args, list) else []), **(kwargs if isinstance(kwargs, dict) else {}))
-        except TooManyCalls as error:
+        return super().answer(message)
+
+    def failed(self, error: BaseException) -> dict:
+        if isinstance(error, TooManyCalls):
             self.stopped = error
             return {"stop": "too_many_calls", "message": str(error)}
-        except Exception as error:  # the check's own failure, or the stream's error: on through the learner's code
-            self.failures[id(error)] = error
-            return {"stop": "failure", "message": str(error), "failure": id(error)}
-        self.kept.message()
-        return {"value": encode(value, self.other, kept=self.kept)}
+        return super().failed(error)
 
     def model(self, message: dict) -> dict:
         """The scripted model answers the SDK's request, through the grader's transport (its rules, its record)."""
@@ -160,6 +131,7 @@ class RemoteFunction:
         proxies = Proxies(judge, self.kept)
         self.kept.message()
         request = {"op": "call", "name": self.name, "number": self.exercise.id,
+                   "pieces": judge.pieces(self.exercise),  # the earlier pieces, made for this call alone
                    "args": [encode(arg, proxies.other, kept=self.kept) for arg in args],
                    "kwargs": {key: encode(value, proxies.other, kept=self.kept) for key, value in kwargs.items()},
                    "redirect": encode(self.redirect, proxies.other),
@@ -171,9 +143,6 @@ class RemoteFunction:
             except ChannelBroken as error:
                 raise NoAnswer(str(error)) from None
             answer = judge.receive(deadline)
-        borrowed = answer.get("borrowed")
-        if isinstance(borrowed, list):
-            self.claims.borrowed.extend(str(name) for name in borrowed)
         if answer.get("op") in ("returned", "raised"):  # the lists and dicts it was handed, updated in place
             decode(answer.get("after"), proxies.tagged)
         if answer.get("op") == "returned":
@@ -236,9 +205,6 @@ def _builtin_base(bases: Any) -> type:
     return Exception
 
 
-_OPAQUE: dict[str, type] = {}
-
-
 class Opaque:
     """An object of the learner's, as the grader sees it: its type's name and repr, equal to nothing but itself."""
 
@@ -255,9 +221,16 @@ class Opaque:
         return self.text
 
 
-def opaque_object(name: str, text: str) -> Opaque:
-    """An Opaque whose type carries the learner's type name, so messages name it as they would in-process."""
+OPAQUE_TYPES = 1000  # type names one judge keeps: past them, an Opaque is named "Opaque"
+
+
+def opaque_object(name: str, text: str, types: dict[str, type] | None = None) -> Opaque:
+    """An Opaque whose type carries the learner's type name, so messages name it as they would in-process.
+
+    The types made are kept in `types`, the judge's own (one learner's check point): a learner whose code returns
+    thousands of classes fills their own judge's, never the next learner's (with no judge: none are kept)."""
     name = name[:100].replace("\0", "") or "object"
-    if name not in _OPAQUE and len(_OPAQUE) < 1000:
-        _OPAQUE[name] = type(name, (Opaque,), {"__module__": "learner"})
-    return _OPAQUE.get(name, Opaque)(text)
+    types = {} if types is None else types
+    if name not in types and len(types) < OPAQUE_TYPES:
+        types[name] = type(name, (Opaque,), {"__module__": "learner"})
+    return types.get(name, Opaque)(text)

@@ -23,12 +23,14 @@ from queue import Empty
 from typing import Any, Callable, Protocol
 
 from ...client import offline_environment
-from ...course import Exercise
+from ...course import Exercise, Notebook
+from ...withheld import LINE
 from ..shared.limits import (AFTER_A_STOP, CHECK_SECONDS, CONFIRM_FACTOR, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT,
                              MEMORY_WATCH, POLL_SECONDS, STUCK_GRACE, WALL_FACTOR, WRITE_ENTRIES, WRITE_LIMIT,
                              WRITE_WATCH)
 from ..submissions.plan import GraderCell, Plan
 from . import process_tree
+from .edition import build, outside_the_package, package_folder
 from .emptying import disk_use, remove_tree
 from .fork_server import KERNEL_NAME
 from .kernel_cells import start_cell_source
@@ -62,9 +64,21 @@ class CheckPoint(Protocol):
         """From another thread: stop waiting for the kernel."""
 
 
+class Line(Protocol):
+    """What the runner needs of a notebook's course line (judgement/course_line.py's CourseLine)."""
+
+    path: Path  # its socket, which the kernel's environment names (looplab/withheld.py's LINE)
+
+    def close(self) -> None:
+        """Stop it: nothing of the course's code runs for this notebook any more."""
+
+
 # Makes the judge of a check point: (its exercises, the learner's code cells before it as written, the folder
-# of the kernel's sockets, the check's CPU seconds, a function that interrupts the kernel, the wall-clock factor).
-MakeJudge = Callable[[list[Exercise], list[str], Path, float, Callable[[], None], float], CheckPoint]
+# of the kernel's sockets, the check's CPU seconds, a function that interrupts the kernel, the wall-clock factor,
+# the notebook's course line).
+MakeJudge = Callable[[list[Exercise], list[str], Path, float, Callable[[], None], float, Line | None], CheckPoint]
+# Makes a notebook's course line: (the course's notebook it is, the folder of the kernel's sockets).
+MakeLine = Callable[[Notebook, Path], Line]
 
 
 def can_fork() -> bool:
@@ -82,6 +96,7 @@ class Session:
     tree: NotebookTree | None = None  # the notebook's processes: their CPU time, their limits, their end
     scale: float = 1  # the limits' factor: CONFIRM_FACTOR when a stop is being confirmed
     limits: dict = None  # cell index -> its limit in CPU seconds
+    line: Line | None = None  # the notebook's course line: the course's code, run in the grader for the kernel
 
 
 async def _answers(kc, within: float) -> bool:
@@ -143,22 +158,25 @@ class Grader:
 
     def __init__(self, *, jobs: int, judge: MakeJudge, cell_timeout: float = DEFAULT_CELL_TIMEOUT,
                  timeout: float = DEFAULT_TIMEOUT, forked: bool = True, isolation: Isolation = Isolation(False),
-                 hidden: list[Path] = (), language: str = SOURCE):
+                 hidden: list[Path] = (), language: str = SOURCE, line: MakeLine | None = None):
         self.jobs, self.judge, self.cell_timeout, self.timeout = jobs, judge, cell_timeout, timeout
-        self.language = language
+        self.language, self.line = language, line
         self.forked = forked and can_fork()
         self.isolation = isolation
         self.notes: list[str] = [isolation.note] if isolation.note else []
         self.tmp = Path(tempfile.mkdtemp(prefix="looplab-grade-"))
         self.debug = os.environ.get("LOOPLAB_GRADE_DEBUG")
-        read_only = read_only_paths() if isolation.sandboxed else []
+        # The package every kernel imports: its graded edition, with none of the course's answers (edition.py).
+        self.edition = build(self.tmp / "edition").parent
+        read_only = read_only_paths(outside_the_package()) if isolation.sandboxed else []
         self.slots = []
         for number in range(jobs):
             folder = self.tmp / f"slot-{number}"
             sandbox = None
             if isolation.sandboxed:
                 sandbox = bwrap_argv([folder / "scratch", folder / "ipc"], read_only,
-                                     [Path(path).resolve() for path in hidden])
+                                     [Path(path).resolve() for path in hidden],
+                                     edition=(self.edition, package_folder()))
             self.slots.append(Slot(folder, sandbox, self.forked, bool(self.debug)))
         self.free: asyncio.Queue | None = None  # the slots no notebook runs in
         # Orphans of the notebooks' processes come to the grader, not to init, to be killed (process_tree.py).
@@ -186,6 +204,9 @@ class Grader:
         for key in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
             env[key] = env[key.lower()] = DEAD_PORT_PROXY
         env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+        # The graded edition first on the path (in a sandbox it is also where the package is: sandbox.py).
+        env["PYTHONPATH"] = os.pathsep.join([str(self.edition)] + [
+            entry for entry in env.get("PYTHONPATH", "").split(os.pathsep) if entry])
         return env
 
     def spawn_template(self) -> None:
@@ -289,6 +310,8 @@ class Grader:
                 await slot.stop()  # its template did not report the kernel's end: a new one for the next notebook
             if session is not None and session.tree is not None:
                 await self._end_tree(session.tree)
+            if session is not None and session.line is not None:
+                session.line.close()
             self._log_time(plan, time.perf_counter() - started)
         return outcome
 
@@ -405,6 +428,11 @@ class Grader:
         # The kernel speaks the notebook's language (the client's mode line, the viewer): LOOPLAB_LANG, which the
         # sandbox keeps (slots.py); JPY_SESSION_NAME would name a notebook the sandboxed kernel cannot read.
         env = slot.env({**self.kernel_env(scale), OVERRIDE: plan.language})
+        if self.line is not None:  # the course's code the notebook asks for runs in the grader (looplab/withheld.py)
+            session_line = self.line(plan.course, slot.ipc)
+            env[LINE] = str(session_line.path)
+        else:
+            session_line = None
         channels = {}
         if slot.sandbox is not None:  # no network in the sandbox: IPC sockets in the slot's own folder
             channels = {"transport": "ipc", "connection_file": str(slot.ipc / "kernel.json")}
@@ -418,7 +446,7 @@ class Grader:
         limits: dict[int, float] = {}  # each cell's limit in CPU seconds, set as it starts
         client = self._client(plan, outcome, km, limits)
         outcome.executed = plan.notebook
-        session = Session(km, None, client, slot.ipc, scale=scale, limits=limits)
+        session = Session(km, None, client, slot.ipc, scale=scale, limits=limits, line=session_line)
         try:
             async with self.starting:
                 await km.start_kernel(env=env, cwd=str(work), **extra)
@@ -438,6 +466,8 @@ class Grader:
             await self._shutdown(km, session.kc)
             if session.tree is not None:
                 await self._end_tree(session.tree)
+            if session.line is not None:
+                session.line.close()
             raise
         return session
 
@@ -529,7 +559,7 @@ class Grader:
             asyncio.run_coroutine_threadsafe(session.km.interrupt_kernel(), loop)
 
         judge = self.judge(grader_cell.exercises, sources, session.ipc, CHECK_SECONDS * session.scale, interrupt,
-                           WALL_FACTOR)
+                           WALL_FACTOR, session.line)
         judge.ended = threading.Event()
         judge.judging = asyncio.ensure_future(asyncio.to_thread(judge.run, judge.ended))
         return judge

@@ -9,9 +9,10 @@ user namespaces without root, in a few milliseconds, so every notebook can have 
 
 - the file system is a fresh, read-only root holding only the system (/usr, /etc, ...), the
   Python interpreter (`sys.base_prefix`: under the home folder with pyenv, never assumed to be
-  /usr), the virtual environment (`sys.prefix`) and the looplab package, all read-only. Everything
-  else does not exist in there: the submissions, the instructor's home, the grader's temporary
-  folder with the other kernels' folders. The only writable folders are the ones the grader binds
+  /usr), the virtual environment (`sys.prefix`) and, at the looplab package's own path, its graded
+  edition (edition.py: none of the course's answers), all read-only. Everything else does not exist
+  in there: the package's own files, the course's checkout around it (solutions, tests, history), the
+  submissions, the instructor's home, the grader's temporary folder with the other kernels' folders. The only writable folders are the ones the grader binds
   for this kernel (its work folder, home, temp, IPython dir, and the folder of its IPC sockets);
 - no network at all, not even the grader's loopback: jupyter_client talks to the kernel over
   `transport="ipc"` sockets in a folder bound into that one sandbox;
@@ -96,27 +97,31 @@ def limits_source() -> str:
             "    except (ValueError, OSError): pass\n")
 
 
-def read_only_paths() -> list[Path]:
-    """What a kernel must read besides the system: the interpreter, the venv, the looplab package, the
-    folders on this interpreter's path (PYTHONPATH, and folders .pth files add, such as other editable
-    installs) and the folder of the course module LOOPLAB_COURSE names (a course's code). Not the
-    folder `python -m` puts first on the path: that is only where the grader was started from."""
+def read_only_paths(withheld: list[Path] = ()) -> list[Path]:
+    """What a kernel must read besides the system: the interpreter, the venv, the looplab package (where the
+    graded edition is bound over it) and the folders on this interpreter's path (PYTHONPATH, and folders .pth
+    files add, such as other editable installs). Not the folder `python -m` puts first on the path: that is
+    only where the grader was started from. Not `withheld`, the folders of the modules the graded edition
+    replaces outside the package (a course's own reference module: edition.outside_the_package)."""
     import looplab
 
     paths = [Path(sys.base_prefix), Path(sys.prefix), Path(sys.exec_prefix), Path(looplab.__file__).parent]
     paths += [Path(entry).absolute() for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
     started_from = sys.path[0] if sys.path and sys.path[0] in ("", os.getcwd()) else None
     paths += [Path(entry) for entry in sys.path if entry and entry != started_from and os.path.isabs(entry)]
-    course = os.environ.get("LOOPLAB_COURSE", "").split(":")[0].split(".")[0]
-    module = sys.modules.get(course) if course else None
-    if getattr(module, "__file__", None):
-        file = Path(module.__file__)
-        paths.append(file.parent.parent if file.name == "__init__.py" else file.parent)
     found: list[Path] = []
     for path in paths:
         for candidate in (path, path.resolve()):
             if candidate.exists() and candidate not in found:
                 found.append(candidate)
+    # A folder on the path that holds the package (the course's checkout, on a test run's path) would show the
+    # solutions, the tests and the history beside it: only the interpreter and the venv may hold it (an install).
+    # Likewise a folder holding a module the edition replaces outside the package.
+    package = Path(looplab.__file__).resolve().parent
+    interpreter = {Path(p).resolve() for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)}
+    hidden = [package] + [Path(folder).resolve() for folder in withheld]
+    found = [path for path in found if path.resolve() in interpreter or path.resolve() == package
+             or not any(_inside(each, path.resolve()) for each in hidden)]
     return [path for path in found if not any(other != path and _inside(path, other) for other in found)]
 
 
@@ -124,8 +129,13 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def bwrap_argv(writable: list[Path], read_only: list[Path], hidden: list[Path] = (), bwrap: str = BWRAP) -> list[str]:
+def bwrap_argv(writable: list[Path], read_only: list[Path], hidden: list[Path] = (), bwrap: str = BWRAP,
+               edition: tuple[Path, Path] | None = None) -> list[str]:
     """The bwrap command line (ending in `--`) of one sandbox.
+
+    `edition`, (the graded edition's folder, the package's folder): the edition's folder is bound read-only at
+    its own path (the kernel's PYTHONPATH names it first: a course's modules outside the package are there),
+    and its package where the package is, over it, so the kernel never sees the package's files (edition.py).
 
     `writable` folders are bound read-write at their own paths (the same path inside and out, so
     connection files and IPC socket paths need no translation); `read_only` ones read-only;
@@ -143,6 +153,9 @@ def bwrap_argv(writable: list[Path], read_only: list[Path], hidden: list[Path] =
             argv += ["--ro-bind", name, name]
     for path in read_only:
         argv += ["--ro-bind", str(path), str(path)]
+    if edition is not None:
+        argv += ["--ro-bind", str(edition[0]), str(edition[0]),
+                 "--ro-bind", str(edition[0] / "looplab"), str(edition[1])]
     for path in hidden:
         if any(_inside(path, folder) for folder in read_only) and path.exists():
             argv += ["--tmpfs", str(path)]

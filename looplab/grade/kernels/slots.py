@@ -9,9 +9,9 @@ kills its template harms only itself.
 
 A template speaks one language: some of the course's words are read once, when their module is
 imported (looplab.loop.SYSTEM_PROMPT), and its kernels inherit them. It starts in the class's
-language (its environment says LOOPLAB_LANG), as a fork of the grader only when the grader's own
-words are that language's (fork_server.imported_in), else as a new interpreter; before a notebook
-in another language, the slot starts a template in that one.
+language (its environment says LOOPLAB_LANG), always as a new interpreter that imports the package's
+graded edition (edition.py), never as a fork of the grader, whose memory holds the course's answers;
+before a notebook in another language, the slot starts a template in that one.
 
 With bubblewrap (sandbox.py) the slot is also a sandbox: the template runs inside it (a plain
 kernel is started inside a new one each time), only the slot's own folders are writable and
@@ -31,7 +31,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from ...language import OVERRIDE
 from .emptying import empty_folder
 from . import cgroups
-from .fork_server import TEMPLATES, ForkServer, imported_in, provisioner_registered, write_kernel_spec
+from .fork_server import TEMPLATES, ForkServer, provisioner_registered, write_kernel_spec
 
 # What a sandboxed kernel keeps of the grader's environment: nothing that could hold a secret.
 KEPT_IN_SANDBOX = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONIOENCODING",
@@ -68,12 +68,12 @@ class Slot:
         return env
 
     def spawn(self, base_env: dict, speaking: str) -> None:
-        """Start the template now, speaking `speaking` (the first time: before the event loop, see ForkServer.spawn):
-        a new interpreter unless the grader's own words, which a fork would keep, are that language's."""
+        """Start the template now, speaking `speaking`: a new interpreter (in the slot's sandbox, if any), whose
+        `import looplab` is the graded edition (base_env's PYTHONPATH, or the sandbox's bind)."""
         if self.forked and self.server is None:
             self.empty()
             self.server = ForkServer(self.env({**base_env, OVERRIDE: speaking}), str(self.scratch), self.debug,
-                                     self.sandbox, fresh=not imported_in(speaking))
+                                     self.sandbox, fresh=True)
             self.language = speaking
             self.server.spawn()
 

@@ -7,7 +7,6 @@ check cell, where the learner's own notebook checks it).
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any, Collection
 
@@ -66,6 +65,20 @@ def grading_points(notebook, course_notebook: Notebook, skipped: Collection[Exer
     return points
 
 
+def _to_run(learner_cell):
+    """A learner's cell as the grader runs it: its type and source, nothing else of the file (no metadata, no
+    outputs; a cell an attachment or a tag would have the runner treat differently is a cell like any other)."""
+    import nbformat
+
+    source = learner_cell.get("source", "")
+    source = "".join(source) if isinstance(source, list) else str(source)
+    if learner_cell.get("cell_type") == "code":
+        return nbformat.v4.new_code_cell(source)
+    if learner_cell.get("cell_type") == "markdown":
+        return nbformat.v4.new_markdown_cell(source)
+    return nbformat.v4.new_raw_cell(source)
+
+
 def plan_run(submission: Submission, notebook, course_notebook: Notebook) -> Plan:
     import nbformat
 
@@ -86,13 +99,10 @@ def plan_run(submission: Submission, notebook, course_notebook: Notebook) -> Pla
             add_grader_cell(GraderCell("check", points[index]))
         if learner_cell is None:
             break
-        cell = copy.deepcopy(learner_cell)
-        if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
-        cell.metadata.pop(GRADER_MARK, None)
-        cells.append(cell)
+        cells.append(_to_run(learner_cell))
         origin.append(index + 1)
     add_grader_cell(GraderCell("end"))
-    augmented = nbformat.v4.new_notebook(cells=cells, metadata=copy.deepcopy(notebook.metadata))
+    # Nothing of the file handed in steers the run: not its metadata (nbclient skips a cell tagged with its
+    # skip tag, runs cells by their metadata's kernel...), only its cells' sources, in order.
+    augmented = nbformat.v4.new_notebook(cells=cells)
     return Plan(submission, course_notebook, notebook, augmented, origin, version, absent)
