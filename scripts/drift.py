@@ -64,16 +64,31 @@ def installed_versions(python: Path) -> dict[str, str]:
 
 
 ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m|#x1B\[[0-9;]*m")
+# What nbval says when a cell ran but its output is not the stored one (nbval/plugin.py, compare_outputs).
+OUTPUT_DIFFERS = re.compile(r"mismatch '[^']+'|dissimilar number of outputs for key \"[^\"]+\""
+                            r"|(?:Missing|Unexpected) output fields from running code: .*")
 
 
 def first_line(problem) -> str:
-    """The error's first line; for nbval's generic message, the exception line of its details."""
-    message = ANSI_COLOUR.sub("", problem.get("message") or "").strip()
+    """The error's first line; for nbval's generic message, what its details say went wrong.
+
+    A cell whose output differs from the stored one is not a cell that raised, and says so: a release that
+    only prints something differently (anthropic 2.17.0's API errors) shows as `stored output differs`.
+    Read the difference in the log before moving the pin (docs/MAINTAINING.md says what that takes).
+    A cell that raised shows its exception's line (nbval's message runs over several lines: only its first
+    is kept, then the exception)."""
+    lines = ANSI_COLOUR.sub("", problem.get("message") or "").strip().splitlines()
+    message = lines[0] if lines else ""
     details = [ANSI_COLOUR.sub("", line).strip() for line in (problem.text or "").splitlines()]
-    if not message or "cell execution failed" in message:
-        raised = [line for line in details if re.match(r"\w+(Error|Exception|Warning)\b", line)]
-        message = f"{message} ({raised[-1]})" if raised else message or next(filter(None, details), "?")
-    return message.splitlines()[0]
+    if message and "cell execution failed" not in message:
+        return message
+    differs = [found.group(0) for found in map(OUTPUT_DIFFERS.search, details) if found]
+    if differs:
+        return f"stored output differs: {differs[0]}"
+    raised = [line for line in details if re.match(r"\w+(Error|Exception|Warning)\b", line)]
+    if raised:
+        return f"{message} ({raised[-1]})" if message else raised[-1]
+    return message or next(filter(None, details), "?")
 
 
 def failures(junit: Path) -> list[str]:

@@ -105,7 +105,7 @@ def test_extra_field_at_the_top_level():
 
 
 def test_extra_field_in_a_tool():
-    """The reference quotes `defer_loading`, which SDK 2.14.0 now defines; `parameters` (OpenAI's
+    """The reference quotes `defer_loading`, which the pinned SDK defines; `parameters` (OpenAI's
     name for input_schema) is the same form with a field the SDK does not define."""
     hint = refused(
         check_request(body(QUESTION, tools=[CALCULATOR, {**CALCULATOR, "name": "calc2", "parameters": {}}])),

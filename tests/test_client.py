@@ -189,6 +189,8 @@ def test_an_empty_recording_says_so(monkeypatch, tmp_path):
 
 
 def test_dangling_tool_use_gets_the_api_400(offline, capsys):
+    """What the course controls: the status, the type, the API's message and the hint. How the SDK prints the
+    error, `str(error)`, is the SDK's (2.17.0 changed it: docs/MAINTAINING.md), so it is not asserted here."""
     reply, tool_use = first_exchange(offline)
     messages = [
         {"role": "user", "content": QUESTION},
@@ -205,9 +207,8 @@ def test_dangling_tool_use_gets_the_api_400(offline, capsys):
         f"messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: {tool_use.id}. "
         "Each `tool_use` block must have a corresponding `tool_result` block in the next message."
     )
-    assert str(error).startswith("Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error'")
     assert error.request_id and error.request_id.startswith("req_")
-    assert "looplab hint:" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith(f"looplab hint: Message 1 (assistant) called {tool_use.id}, but ")
 
 
 def test_the_400_is_the_same_every_run(offline):
