@@ -8,6 +8,7 @@ wall clock) and explained (an exception or the API's 400 becomes plain words, no
 """
 
 import contextlib
+import copy
 import functools
 import html
 import inspect
@@ -181,7 +182,13 @@ class CheckFailed(Exception):
 
 @dataclass(frozen=True)
 class Scenario:
-    """One row of a scenario table, whatever the notebook: `key` names its row in TEXTS (words, maybe a hint)."""
+    """One row of a scenario table, whatever the notebook: `key` names its row in TEXTS (words, maybe a hint).
+
+    Its data (`given`, `expected`, `options`) is read anew at every read: a deep copy. The checks hand it to the
+    learner's code, which may change what it is handed at will (a history popped while read, a list appended to
+    after the answer), and under the grader the kernel's changes come back onto the grader's objects: a table
+    shared by every learner would carry one learner's changes into the next one's check. So every call gets
+    data of its own, and what a check expects is computed from data no learner's code ever held."""
 
     key: str
     replies: Any = ()  # the scripted model's replies, or a function that makes a model that never stops
@@ -191,6 +198,13 @@ class Scenario:
     call_limit: int | None = None  # how many calls the model answers; None: one a reply
     then: Callable | None = None  # more to verify once it has run: then(report, output, play)
     note: str | None = None  # a row listed as passed once the scenario has passed
+
+    def __getattribute__(self, name: str) -> Any:
+        value = object.__getattribute__(self, name)
+        return copy.deepcopy(value) if name in FRESH_FIELDS else value
+
+
+FRESH_FIELDS = frozenset({"given", "expected", "options"})  # a Scenario's data: a copy at every read
 
 
 @dataclass

@@ -9,11 +9,10 @@ under the grader alike. The words a learner's texts must hold are the ones the p
 message); the rest of each text is the learner's own.
 """
 
+import copy
 import itertools
 from dataclasses import dataclass
 from typing import Any
-
-import anthropic
 
 from .. import conversation
 from ..catalogue import catalogue
@@ -88,8 +87,8 @@ def check_run_tool(run_tool, report: Report) -> None:
 def _run_tool_once(run_tool, case: Call, report: Report) -> None:
     """One call of run_tool, and what its pair must be."""
     report.enter(case.key, call=CALL_SHOWN.format(name=case.name, tool_input=case.tool_input))
-    try:
-        value = run_tool(case.name, case.tool_input)
+    try:  # its own copy of the input: what the learner's code does to it never reaches the table (core.Scenario)
+        value = run_tool(case.name, copy.deepcopy(case.tool_input))
     except NotImplementedError:
         raise
     except Exception as error:
