@@ -4,8 +4,8 @@ Why this exists
 ---------------
 Graded on a loaded two-core machine (load 7 to 22), a correct notebook 4 once got 0/4, "stopped":
 the cell and check limits were wall-clock time. They are CPU time now, with a wall-clock bound a few
-times longer (looplab/grade/shared/limits.py), and a stop is confirmed by a second run with doubled limits.
-This is the proof: the rows of a loaded run must be byte-identical to a quiet run's.
+times longer (looplab/grade/shared/limits.py), and a stop is not graded again (it was, with doubled limits,
+until issue 33). This is the proof: the rows of a loaded run must be byte-identical to a quiet run's.
 
 How it measures
 ---------------

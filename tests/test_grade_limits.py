@@ -11,18 +11,18 @@ import pytest
 
 from looplab import grade
 from looplab.course import COURSE
-from tests.test_grade import (CELL_TIMEOUT, ENDLESS, GENEROUS_CELL_TIMEOUT, NB1, RUNAWAY_ENV, SWALLOWED, WORKDIR,
-                              expected_for, given_below, read_csv, run_grader)
+from tests.test_grade import (CELL_TIMEOUT, ENDLESS, GENEROUS_CELL_TIMEOUT, NB1, RUNAWAY_ENV, STALLED, SWALLOWED,
+                              WORKDIR, expected_for, given_below, read_csv, run_grader)
 
 
 @pytest.fixture(scope="module")
 def runaways(tmp_path_factory):
-    """The endless loop and the loop that swallows the interrupt, graded together in one run under the short
+    """The endless loop, the loop that swallows the interrupt and the stalled check, graded together in one run under the short
     limits (test_grade.py's CELL_TIMEOUT and RUNAWAY_ENV); each test below reads its own learner's rows.
     The grader's defaults: the cgroup way and bubblewrap where they work; where neither does, this run is the
     /proc way without isolation, and tests/test_grade_processes.py leaves its own run of the endless loop to it."""
     out = tmp_path_factory.mktemp("runaways") / "grades.csv"
-    run = run_grader(f"submissions/{ENDLESS}", f"submissions/{SWALLOWED}", "--jobs", "2",
+    run = run_grader(f"submissions/{ENDLESS}", f"submissions/{SWALLOWED}", f"submissions/{STALLED}", "--jobs", "2",
                      "--cell-timeout", str(CELL_TIMEOUT), "--out", str(out), "--quiet", env=RUNAWAY_ENV)
     assert run.returncode == 0, run.stderr
     return [tuple(row) for row in read_csv(out)[1]]
@@ -32,23 +32,29 @@ def test_an_endless_loop_is_stopped_at_the_cell_limit_and_the_rest_still_counts(
     assert [row for row in runaways if row[0] == ENDLESS] == given_below(expected_for(ENDLESS))
 
 
+def test_a_stalled_check_stops_the_notebook_once_its_judge_gave_up(runaways):
+    """The judge gives up on a check that waits and swallows every interrupt; the check's cell is then given up a
+    grace later (not at its whole limit), and the notebook stopped there: what came before counts."""
+    assert [row for row in runaways if row[0] == STALLED] == given_below(expected_for(STALLED))
+
+
 def test_a_loop_that_catches_the_interrupt_stops_the_notebook_at_its_cell(runaways):
     """Every later cell would wait behind it, each to its own limit: the grader stops the notebook there."""
     assert [row for row in runaways if row[0] == SWALLOWED] == given_below(expected_for(SWALLOWED))
 
 
 def test_a_notebook_past_the_total_limit_is_stopped_and_the_rest_still_counts(tmp_path):
-    """The cell limit above the total: the total stops the endless loop's cell (1.5 s, 3 s confirmed).
+    """The cell limit above the total: the total stops the endless loop's cell (1.5 s).
 
-    The loop spins to the total limit twice (once, then to confirm): a short one, well above the honest cells before
-    it (the whole first notebook, solved, costs its kernel under half a second of CPU; the wall-clock bound, three
-    times the limit, leaves them room on a loaded machine)."""
+    The loop spins to the total limit once: a short one, well above the honest cells before it (the whole first
+    notebook, solved, costs its kernel under half a second of CPU; the wall-clock bound, three times the limit,
+    leaves them room on a loaded machine)."""
     out = tmp_path / "grades.csv"
     run = run_grader(f"submissions/endless_loop/{NB1}.ipynb", "--cell-timeout", "10",
                      "--timeout", "1.5", "--out", str(out), "--quiet")
     assert run.returncode == 0, run.stderr
     _, rows = read_csv(out)
-    stopped = "stopped: the notebook ran past the total limit (3 s)"  # confirmed by a run with limits doubled
+    stopped = "stopped: the notebook ran past the total limit (1.5 s)"
     assert [row[2:6] for row in rows] == [["1.1", "2", "2", "solved"], ["1.2", "1", "1", "solved"]] + [
         [e.id, "0", str(e.points), stopped] for e in COURSE.notebook(NB1).exercises[2:]]
     assert rows[0][0] == "endless_loop"  # a file given alone: named after its folder

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -201,21 +202,43 @@ async def grade_submission(submission: Submission, course: dict, grader: Grader,
     its kernel, the checks' words, its feedback notebook), so a French notebook in an English class reads
     French and earns the same points."""
     try:
-        notebook, identified = read_submission(submission, course)
-        plan = plan_run(submission, notebook, identified)
+        # What the grader does with a learner's file (read it, plan its run, its rows and feedback) runs in a thread,
+        # never on the event loop that times the other notebooks' cells; the code it parses is bounded (limits.py).
+        plan = await asyncio.to_thread(planned, submission, course)
         plan.cell_limit, plan.total_limit = grader.cell_timeout, grader.timeout
-        plan.language = spoken(notebook)
         with language.using(plan.language):  # the judge's threads copy this task's context, its language too
             outcome = await grader.run(plan)
             if feedback is not None:
-                write_feedback(feedback, plan, outcome, rows_for(plan, outcome), taken)
-        rows = rows_for(plan, outcome)  # again in the report's language (a check's message stays the learner's)
-        flag_reference_text(plan.original, plan.course, rows)
-        return rows
+                await asyncio.to_thread(_feedback, feedback, plan, outcome, taken)
+        return await asyncio.to_thread(graded_rows, plan, outcome)
     except Ungradable as reason:
         return [one_row(submission, reason.status, reason.message, reason.notebook)]
     except Exception as error:
         return [one_row(submission, Status.GRADER_ERROR, f"{type(error).__name__}: {error}")]
+
+
+_FEEDBACK = threading.Lock()  # feedback files are named one at a time: two learners' never take one name
+
+
+def _feedback(folder: Path, plan, outcome, taken: dict[Path, str]) -> None:
+    rows = rows_for(plan, outcome)
+    with _FEEDBACK:
+        write_feedback(folder, plan, outcome, rows, taken)
+
+
+def planned(submission: Submission, course: dict):
+    """A submission read and its run planned, in its own language (or Ungradable)."""
+    notebook, identified = read_submission(submission, course)
+    plan = plan_run(submission, notebook, identified)
+    plan.language = spoken(notebook)
+    return plan
+
+
+def graded_rows(plan, outcome) -> list[Row]:
+    """The rows of a run, in the report's language (a check's message stays the learner's), reviews flagged."""
+    rows = rows_for(plan, outcome)
+    flag_reference_text(plan.original, plan.course, rows)
+    return rows
 
 
 def flag_reference_text(notebook, course_notebook, rows: list[Row]) -> None:
@@ -225,7 +248,7 @@ def flag_reference_text(notebook, course_notebook, rows: list[Row]) -> None:
     for row in rows:
         if row.exercise in exercises and row.status not in Status.COURSE_CODE.templates() and row.max_points:
             try:
-                row.review = review(notebook, exercises[row.exercise])
+                row.review = review(notebook, exercises[row.exercise], course_notebook)
             except Exception:  # a note the grader could not make never costs the rows their grade
                 row.review = ""
 

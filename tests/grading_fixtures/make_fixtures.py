@@ -41,6 +41,25 @@ the file-name rule:
     hostile_serve/01_one_tool_call       looplab.serve.serve replaced: garbage, a flood, then forged answers
     garbled_messages/01_one_tool_call    the solution, and after 1.1's check a cell replacing json.dumps in the kernel:
                                          every message the kernel sends after it is unreadable
+  the course's own code, and the grader's own switches (issue 33): a graded kernel holds no course version of
+  any exercise (looplab/withheld.py), and nothing in the file steers the run:
+    imported_elsewhere/02_closing_the_loop   2.2 answered with notebook 5's agent_turn (looplab.toolbox)
+    reached/03_matching_ids                  3.1, 3.2, 3.3 reached by paths no source reader followed: a list, an
+                                             operator.attrgetter, a lambda
+    other_loop/05_toolbox                    5.5 answered with notebook 2's agent_turn (looplab.loop)
+    copied_code/02_closing_the_loop          the kernel's claims switched off, then 2.2 a types.FunctionType copy of
+                                             the function found in sys.modules by a name built at run time
+    skip_tag/02_closing_the_loop             2.2 the course's, then an honest-looking agent_turn in a cell tagged
+                                             with the skip tag the grader once handed nbclient
+    value_early/01_one_tool_call             1.2 a copy of looplab.tools.CALCULATOR_TOOL, read before 1.2 is graded
+    recorded_value/01_one_tool_call          1.2 taken from the recording's first request
+    honest_constant/03_matching_ids          the solution, its 3.3 sending `max_tokens=loop.MAX_TOKENS` (after the
+                                             notebook's demo of loop.agent_turn): honest, solved
+    pasted_below/03_matching_ids             3.3's cell left the stub, the course's agent_turn typed in the cell below
+                                             (solved, with a review note)
+    large_code/01_one_tool_call              a code cell of 3 MB: too large, never parsed nor run
+    stalled_check/01_one_tool_call           1.3's function, once its check runs, waits forever and swallows every
+                                             interrupt (graded on its own, short limits: tests/test_grade_limits.py)
     other_course/01_one_tool_call        exercises 7.1 to 7.3: not this course
     empty/                               a learner folder without a notebook
     invalid_json-01_one_tool_call.ipynb  a notebook cut short
@@ -70,6 +89,52 @@ from looplab.course import exercise_number  # noqa: E402
 
 NB1 = "01_one_tool_call"
 NB2 = "02_closing_the_loop"
+NB3 = "03_matching_ids"
+NB5 = "05_toolbox"
+
+# Issue 33's paths to the course's own code, each an exercise cell's whole source.
+COPIED_CODE = """\
+import sys
+import types
+
+import looplab.serve
+
+_describe = looplab.serve.describe
+looplab.serve.describe = lambda *args: dict(_describe(*args), course_code=False)  # no claim of the kernel's
+_module = sys.modules["".join(["loop", "lab", ".", "loop"])]
+_found = vars(_module)["agent" + "_turn"]
+agent_turn = types.FunctionType(_found.__code__, _found.__globals__, "agent_turn", _found.__defaults__)
+"""
+SKIPPED_DEF = """\
+def agent_turn(client, messages, max_iterations=10):
+    \"\"\"Honest-looking, and tagged so that the grader of old never ran it.\"\"\"
+    return "mine"
+"""
+VALUE_EARLY = """\
+import looplab.tools
+
+CALCULATOR_TOOL = dict(looplab.tools.CALCULATOR_TOOL)
+TOOLS = [CALCULATOR_TOOL]
+"""
+RECORDED_VALUE = """\
+import json
+from pathlib import Path
+
+import looplab
+
+_recording = Path(looplab.__file__).parent / "recordings" / "01_one_tool_call.json"
+CALCULATOR_TOOL = json.loads(_recording.read_text())["exchanges"][0]["request"]["tools"][0]
+TOOLS = [CALCULATOR_TOOL]
+"""
+STALLED = """\
+import time
+
+while globals().get("_checked_now"):  # once the check runs: waits, and swallows every interrupt
+    try:
+        time.sleep(60)
+    except BaseException:
+        pass
+"""
 
 TAMPER = '''\
 import looplab.checks
@@ -498,6 +563,65 @@ def borrowed():
     return notebook
 
 
+def answered(stem: str, answers: dict[str, str]):
+    """The solution notebook with these exercises' cells holding these sources."""
+    notebook = solution(stem)
+    for number, source in answers.items():
+        notebook.cells[exercise_index(notebook, number)].source = source
+    return notebook
+
+
+def skip_tag():
+    notebook = answered(NB2, {"2.2": "from looplab.loop import agent_turn  # the course's own\n"})
+    cell = code_cell(SKIPPED_DEF, "fixture-skipped")
+    cell.metadata["tags"] = ["looplab-grader-never-skips", "skip-execution"]
+    notebook.cells.insert(exercise_index(notebook, "2.2") + 1, cell)
+    return notebook
+
+
+def honest_constant():
+    notebook = solution(NB3)
+    cell = notebook.cells[exercise_index(notebook, "3.3")]
+    assert "max_tokens=MAX_TOKENS" in cell.source
+    cell.source = cell.source.replace("max_tokens=MAX_TOKENS", "max_tokens=loop.MAX_TOKENS")
+    return notebook
+
+
+def pasted_below():
+    """3.3's cell the stub, and under it the course's agent_turn typed in: its names changed, its docstring gone."""
+    import ast
+    import inspect
+
+    import looplab.loop
+
+    tree = ast.parse(inspect.getsource(looplab.loop.agent_turn))
+    renamed = {"messages": "history", "message": "reply", "client": "api"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in renamed:
+            node.id = renamed[node.id]
+        elif isinstance(node, ast.arg) and node.arg in renamed:
+            node.arg = renamed[node.arg]
+    function = tree.body[0]
+    function.body = function.body[1:]  # its docstring
+    notebook = solution(NB3)
+    stub_exercise(notebook, "3.3")
+    pasted = "from looplab.loop import WORDS\n\n\n" + ast.unparse(tree) + "\n"
+    notebook.cells.insert(exercise_index(notebook, "3.3") + 1, code_cell(pasted, "fixture-pasted"))
+    return notebook
+
+
+def stalled_check():
+    """1.3 answered, then from its check on, a function that waits forever and swallows every interrupt."""
+    notebook = solution_with_loop("1.3", STALLED)
+    return with_cell(notebook, "_checked_now = True", "fixture-stall", index=exercise_index(notebook, "1.3") + 1)
+
+
+def large_code():
+    notebook = solution(NB1)
+    notebook.cells.insert(2, code_cell("VALUES = [\n" + "    1234567890,\n" * 200_000 + "]\n", "fixture-large"))
+    return notebook
+
+
 def other_course():
     notebook = solution(NB1)
     for cell in notebook.cells:
@@ -556,6 +680,22 @@ def build(target: Path) -> list[Path]:
     after_check = next(i for i, cell in enumerate(garbled.cells) if cell.source.startswith('check("1.1"')) + 1
     write(f"garbled_messages/{NB1}.ipynb", with_cell(garbled, GARBLE, "fixture-garble", index=after_check))
     write(f"other_course/{NB1}.ipynb", other_course())
+    # Issue 33: the course's own code, and the grader's own switches.
+    if all((SOLUTIONS / f"{stem}.ipynb").exists() for stem in (NB2, NB3, NB5)):
+        write(f"imported_elsewhere/{NB2}.ipynb", answered(NB2, {"2.2": "from looplab.toolbox import agent_turn\n"}))
+        write(f"reached/{NB3}.ipynb", answered(NB3, {
+            "3.1": "run_tools = [loop][0].run_tools\n",
+            "3.2": "import operator\n\nunanswered_tool_uses = operator.attrgetter('unanswered_tool_uses')(loop)\n",
+            "3.3": "agent_turn = (lambda m: m.agent_turn)(loop)\n"}))
+        write(f"other_loop/{NB5}.ipynb", answered(NB5, {"5.5": "from looplab.loop import agent_turn\n"}))
+        write(f"copied_code/{NB2}.ipynb", answered(NB2, {"2.2": COPIED_CODE}))
+        write(f"skip_tag/{NB2}.ipynb", skip_tag())
+        write(f"honest_constant/{NB3}.ipynb", honest_constant())
+        write(f"pasted_below/{NB3}.ipynb", pasted_below())
+    write(f"value_early/{NB1}.ipynb", answered(NB1, {"1.2": VALUE_EARLY}))
+    write(f"recorded_value/{NB1}.ipynb", answered(NB1, {"1.2": RECORDED_VALUE}))
+    write(f"large_code/{NB1}.ipynb", large_code())
+    write(f"stalled_check/{NB1}.ipynb", stalled_check())
 
     (target / "empty").mkdir(parents=True)
     readme = target / "empty" / "README.md"

@@ -2,15 +2,17 @@
 
 The course's package holds complete reference code for every exercise (looplab/tools.py, looplab/loop.py
 and each later notebook's module: `Exercise.reference`), because later notebooks import it. A learner
-who imports or wraps it gets the status "the course's own code" (0 points: checks/reaching.py follows
-every path the source spells out). A learner who opens looplab/loop.py and *types it in*, renaming
+who imports or wraps it gets the status "the course's own code" (0 points: a graded kernel holds stand-ins
+the grader runs, and refuses while the exercise is judged: looplab/withheld.py). A learner who opens
+looplab/loop.py and *types it in*, renaming
 its variables and reformatting it, hands in code the checks cannot tell from their own: it is right,
 it is graded `solved`. No grader tells copying from writing by what the code does; only by how much of
 it is the same. So this module does not take points: it puts a `review` note on the exercise's row (the
 gradebook's `review` column, a mark in the class report and on the terminal), and the teacher decides.
 
-How: the learner's exercise cells (the cells whose metadata names the exercise) are read from the
-notebook file, here in the grader's process, never in the kernel. Both they and the module holding the
+How: the learner's exercise cells (the cells whose metadata names the exercise, and the cell that last
+defines its name before it is graded, wherever that is) are read from the notebook file, here in the
+grader's process, never in the kernel. Both they and the module holding the
 exercise's reference are parsed and normalised: docstrings, comments, annotations and formatting are
 gone (the AST has none of the last two), and every identifier but Python's built-ins is renamed by its
 first appearance (`v0`, `v1`, ...), consistently within each piece, so `for block in message.content`
@@ -44,9 +46,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...catalogue import words
-from ...checks.source import parsed
-from ...course import Exercise, exercise_number
+from ...checks.source import latest_definition, parsed
+from ...course import Exercise, Notebook, exercise_number
 from ...notebook_source import without_magics
+from ..submissions.plan import grading_points
 
 THRESHOLD = 70  # nodes of a piece shared with the reference: above every honest answer's 61 (module docstring)
 SHARED_BY_HONEST_ANSWERS = 61  # the measurement behind THRESHOLD, held by tests/test_reference_text.py
@@ -161,17 +164,27 @@ def largest_shared(sources: list[str], module: str, smallest: int = SMALLEST_PIE
     return largest
 
 
-def exercise_cells(notebook, exercise: Exercise) -> list[str]:
-    """The code of the learner's cells that hold the exercise (their metadata names it), from the file."""
-    return [cell.get("source") or "" for cell in notebook.cells
-            if cell.get("cell_type") == "code" and exercise_number(cell) == exercise.id
-            and isinstance(cell.get("source"), str)]
+def exercise_cells(notebook, exercise: Exercise, course_notebook: Notebook | None = None) -> list[str]:
+    """The code of the learner's cells that hold the exercise, from the file: those whose metadata names it, and
+    (given the course's notebook, to place its check) the cell that last defines its name before it is graded,
+    the answer the grader judged, wherever it was written (the reference pasted into the next cell)."""
+    code = [(index, cell.get("source")) for index, cell in enumerate(notebook.cells)
+            if cell.get("cell_type") == "code" and isinstance(cell.get("source"), str)]
+    own = [source for index, source in code if exercise_number(notebook.cells[index]) == exercise.id]
+    if course_notebook is not None:
+        points = grading_points(notebook, course_notebook)
+        graded_at = next((index for index, exercises in points.items() if exercise in exercises), len(notebook.cells))
+        before = [source for index, source in code if index < graded_at]
+        judged = latest_definition([without_magics(source) for source in before], exercise.name)
+        if judged is not None and judged not in [without_magics(source) for source in own]:
+            own.append(judged)
+    return own
 
 
-def review(notebook, exercise: Exercise) -> str:
+def review(notebook, exercise: Exercise, course_notebook: Notebook | None = None) -> str:
     """The review note for an exercise whose cells hold the course's reference code, or "" for one that does not."""
     module = reference_module(exercise)
-    size = largest_shared(exercise_cells(notebook, exercise), module, THRESHOLD)
+    size = largest_shared(exercise_cells(notebook, exercise, course_notebook), module, THRESHOLD)
     if size < THRESHOLD:
         return ""
     return WORDS("review", exercise=exercise.id, module=module.replace(".", "/") + ".py", size=size,

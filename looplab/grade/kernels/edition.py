@@ -30,6 +30,7 @@ import os
 import py_compile
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..shared.withholding import ModulePlan, WithholdingError, plan
@@ -52,24 +53,40 @@ def package_folder() -> Path:
     return Path(importlib.import_module(PACKAGE).__file__).resolve().parent
 
 
-def build(folder: Path) -> Path:
-    """Write the graded edition into `folder` (the package in `folder`/looplab, which is returned; a course's own
-    modules outside the package beside it) and compile it. Raises WithholdingError (shared/withholding.py)."""
+@dataclass(frozen=True)
+class Edition:
+    """Where `build` wrote the graded edition: the package (bound over the real one in a sandbox), and the folder of
+    a course's own modules outside the package (first on every kernel's path)."""
+
+    package: Path  # .../package/looplab
+    modules: Path  # .../modules
+
+    def path(self, sandboxed: bool) -> list[str]:
+        """The folders a kernel's PYTHONPATH starts with: in a sandbox the package is where the real one was (its
+        messages name the course's own paths); without one, its folder comes first on the path."""
+        return [str(self.modules)] + ([] if sandboxed else [str(self.package.parent)])
+
+
+def build(folder: Path) -> Edition:
+    """Write the graded edition into `folder` and compile it. Raises WithholdingError (shared/withholding.py)."""
     withholding = plan()
-    source, edition = package_folder(), Path(folder) / PACKAGE
-    _copy(source, edition, LEFT_OUT)
+    edition = Edition(Path(folder) / "package" / PACKAGE, Path(folder) / "modules")
+    source = package_folder()
+    edition.modules.mkdir(parents=True, exist_ok=True)
+    _copy(source, edition.package, LEFT_OUT)
     for kept in GRADE_KEPT:
-        _copy(source / "grade" / kept, edition / "grade" / kept, ())
-    _write(edition / "grade" / "__init__.py", GRADE_INIT)
-    _write(edition / "checks" / "__init__.py", CHECKS_INIT)
+        _copy(source / "grade" / kept, edition.package / "grade" / kept, ())
+    _write(edition.package / "grade" / "__init__.py", GRADE_INIT)
+    _write(edition.package / "checks" / "__init__.py", CHECKS_INIT)
     for name, module_plan in withholding.modules.items():
-        _write(Path(folder) / _file_of(name), rewritten(inspect.getsource(importlib.import_module(name)), module_plan))
+        root = edition.package.parent if name.startswith(f"{PACKAGE}.") else edition.modules
+        _write(root / _file_of(name), rewritten(inspect.getsource(importlib.import_module(name)), module_plan))
         for package in list(Path(_file_of(name)).parents)[:-1]:  # a dotted module outside the package: its packages
-            if not (Path(folder) / package / "__init__.py").exists():
-                _write(Path(folder) / package / "__init__.py", "")
+            if not (root / package / "__init__.py").exists():
+                _write(root / package / "__init__.py", "")
     for name in _course_modules_outside(withholding.modules):
         # A course extended outside the package (LOOPLAB_COURSE, a fork's manifest): the kernel imports it too.
-        _write(Path(folder) / _file_of(name), inspect.getsource(importlib.import_module(name)))
+        _write(edition.modules / _file_of(name), inspect.getsource(importlib.import_module(name)))
     return edition
 
 

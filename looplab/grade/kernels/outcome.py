@@ -24,4 +24,3 @@ class Outcome:
     error: str | None = None  # the grader failed (the kernel would not start...)
     current: int | None = None  # the cell running now
     executed: Any = None
-    confirmed: bool = False  # a second run, with doubled limits, confirmed a stop of the first (runner.Grader.run)

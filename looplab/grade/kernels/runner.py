@@ -25,7 +25,7 @@ from typing import Any, Callable, Protocol
 from ...client import offline_environment
 from ...course import Exercise, Notebook
 from ...withheld import LINE
-from ..shared.limits import (AFTER_A_STOP, CHECK_SECONDS, CONFIRM_FACTOR, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT,
+from ..shared.limits import (AFTER_A_STOP, CHECK_SECONDS, DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT,
                              MEMORY_WATCH, POLL_SECONDS, STUCK_GRACE, WALL_FACTOR, WRITE_ENTRIES, WRITE_LIMIT,
                              WRITE_WATCH)
 from ..submissions.plan import GraderCell, Plan
@@ -94,7 +94,6 @@ class Session:
     ipc: Path  # the slot's IPC folder: the judge's sockets (the kernel sees it, sandboxed or not)
     count: int = 0  # the learner's cells run so far: their execution counts
     tree: NotebookTree | None = None  # the notebook's processes: their CPU time, their limits, their end
-    scale: float = 1  # the limits' factor: CONFIRM_FACTOR when a stop is being confirmed
     limits: dict = None  # cell index -> its limit in CPU seconds
     line: Line | None = None  # the notebook's course line: the course's code, run in the grader for the kernel
 
@@ -167,7 +166,7 @@ class Grader:
         self.tmp = Path(tempfile.mkdtemp(prefix="looplab-grade-"))
         self.debug = os.environ.get("LOOPLAB_GRADE_DEBUG")
         # The package every kernel imports: its graded edition, with none of the course's answers (edition.py).
-        self.edition = build(self.tmp / "edition").parent
+        self.edition = build(self.tmp / "edition")
         read_only = read_only_paths(outside_the_package()) if isolation.sandboxed else []
         self.slots = []
         for number in range(jobs):
@@ -193,19 +192,19 @@ class Grader:
         """Orphans adopted as a subreaper (none while a kernel starts: its process could look like one)."""
         return [] if self.starting.locked() else process_tree.adopted(self.known())
 
-    def kernel_env(self, scale: float = 1) -> dict:
+    def kernel_env(self) -> dict:
         """What every kernel's environment starts from (each slot adds its own folders: Slot.env); the
-        check's own limit in CPU seconds, `scale` times CHECK_SECONDS, with its wall-clock bound. Offline
+        check's own limit in CPU seconds, CHECK_SECONDS, with its wall-clock bound. Offline
         (client.offline_environment), HTTP proxies pointed at a closed port."""
         env = {key: value for key, value in offline_environment().items()
                if key.upper() not in ("NO_PROXY", "JPY_PARENT_PID")}
-        env["LOOPLAB_CHECK_SECONDS"] = f"{CHECK_SECONDS * scale:g}"
-        env["LOOPLAB_CHECK_WALL_SECONDS"] = f"{CHECK_SECONDS * scale * WALL_FACTOR:g}"
+        env["LOOPLAB_CHECK_SECONDS"] = f"{CHECK_SECONDS:g}"
+        env["LOOPLAB_CHECK_WALL_SECONDS"] = f"{CHECK_SECONDS * WALL_FACTOR:g}"
         for key in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
             env[key] = env[key.lower()] = DEAD_PORT_PROXY
         env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
-        # The graded edition first on the path (in a sandbox it is also where the package is: sandbox.py).
-        env["PYTHONPATH"] = os.pathsep.join([str(self.edition)] + [
+        # The graded edition first on the path (in a sandbox the package is bound where the real one is: sandbox.py).
+        env["PYTHONPATH"] = os.pathsep.join(self.edition.path(self.isolation.sandboxed) + [
             entry for entry in env.get("PYTHONPATH", "").split(os.pathsep) if entry])
         return env
 
@@ -253,15 +252,15 @@ class Grader:
             process_tree.reap(orphans)
 
     @staticmethod
-    def _cell_limit(plan: Plan, outcome: Outcome, scale: float = 1) -> float:
-        """The current cell's limit, in CPU seconds: a grader's cell outlasts its checks; a learner's cell gets
-        the cell limit, or AFTER_A_STOP once a cell before it was stopped (it most likely calls the same loop).
-        All `scale` times longer while a stop is confirmed."""
+    def _cell_limit(plan: Plan, outcome: Outcome) -> float:
+        """The current cell's limit, in CPU seconds: a grader's cell outlasts its checks (and ends when its judge
+        is done: `_watch`); a learner's cell gets the cell limit, or AFTER_A_STOP once a cell before it was
+        stopped (it most likely calls the same loop)."""
         index = outcome.current
         origin = plan.origin[index] if index is not None and 0 <= index < len(plan.origin) else None
         if isinstance(origin, GraderCell):
-            return (len(origin.exercises) * (CHECK_SECONDS + CHECK_MARGIN) + 10) * scale
-        return min(plan.cell_limit, AFTER_A_STOP) * scale if outcome.timed_out else plan.cell_limit * scale
+            return len(origin.exercises) * (CHECK_SECONDS + CHECK_MARGIN) + 10
+        return min(plan.cell_limit, AFTER_A_STOP) if outcome.timed_out else plan.cell_limit
 
     async def run(self, plan: Plan) -> Outcome:
         """Run one notebook in a fresh kernel, once one of the --jobs slots is free.
@@ -269,34 +268,27 @@ class Grader:
         A notebook whose template was lost while it ran (a kernel killed it: its own, or in a run
         without isolation perhaps another's) runs once more in a new one, so that only a notebook
         that kills its own template gets the rows of a dead kernel, as it would graded alone.
-        A notebook that was stopped (a cell past its limit, or the whole past the total) is graded again,
-        whole, with every limit CONFIRM_FACTOR times longer, and that run counts: a stop costs points
-        only when it is confirmed."""
+        A stop is not graded again: every limit counts CPU seconds, which a busy machine does not use up
+        for a correct cell (shared/limits.py)."""
         if self.free is None:
             await self.start()
         slot = await self.free.get()
         try:
-            for scale in (1, CONFIRM_FACTOR):
-                for attempt in (1, 2):
-                    await slot.prepare(self.kernel_env(scale), plan.language)
-                    outcome = await self._run_in(slot, plan, scale)
-                    if not (slot.server is not None and slot.server.lost):
-                        break
-                if not stopped(outcome):
+            for attempt in (1, 2):
+                await slot.prepare(self.kernel_env(), plan.language)
+                outcome = await self._run_in(slot, plan)
+                if not (slot.server is not None and slot.server.lost):
                     break
-            if scale != 1:
-                plan.cell_limit, plan.total_limit = plan.cell_limit * scale, plan.total_limit * scale
-                outcome.confirmed = True
             return outcome
         finally:
             self.free.put_nowait(slot)
 
-    async def _run_in(self, slot: Slot, plan: Plan, scale: float = 1) -> Outcome:
+    async def _run_in(self, slot: Slot, plan: Plan) -> Outcome:
         outcome = Outcome()
         session = None
         started = time.perf_counter()
         try:
-            session = await self._start(plan, outcome, slot, scale)
+            session = await self._start(plan, outcome, slot)
             if 0 not in outcome.failures and outcome.died_at is None:
                 watch = asyncio.create_task(self._watch_writes(slot, outcome, session))
                 try:
@@ -368,7 +360,7 @@ class Grader:
         """The learner's cells, within the total limit: the notebook's CPU seconds, or WALL_FACTOR times
         that by the clock."""
         task = asyncio.create_task(self._run_cells(plan, outcome, session, first=1))
-        limit = plan.total_limit * session.scale
+        limit = plan.total_limit
         expired = False
 
         async def expire():
@@ -418,7 +410,7 @@ class Grader:
             allow_errors=True, record_timing=False, skip_cells_with_tag="looplab-grader-never-skips",
         )
 
-    async def _start(self, plan: Plan, outcome: Outcome, slot: Slot, scale: float = 1) -> Session:
+    async def _start(self, plan: Plan, outcome: Outcome, slot: Slot) -> Session:
         """A fresh kernel in its slot's work folder, ready, with the grader's first cell run."""
         import zmq
         from jupyter_client import AsyncKernelManager
@@ -427,7 +419,7 @@ class Grader:
         (work / plan.submission.path.name).write_bytes(plan.submission.path.read_bytes())
         # The kernel speaks the notebook's language (the client's mode line, the viewer): LOOPLAB_LANG, which the
         # sandbox keeps (slots.py); JPY_SESSION_NAME would name a notebook the sandboxed kernel cannot read.
-        env = slot.env({**self.kernel_env(scale), OVERRIDE: plan.language})
+        env = slot.env({**self.kernel_env(), OVERRIDE: plan.language})
         if self.line is not None:  # the course's code the notebook asks for runs in the grader (looplab/withheld.py)
             session_line = self.line(plan.course, slot.ipc)
             env[LINE] = str(session_line.path)
@@ -446,7 +438,7 @@ class Grader:
         limits: dict[int, float] = {}  # each cell's limit in CPU seconds, set as it starts
         client = self._client(plan, outcome, km, limits)
         outcome.executed = plan.notebook
-        session = Session(km, None, client, slot.ipc, scale=scale, limits=limits, line=session_line)
+        session = Session(km, None, client, slot.ipc, limits=limits, line=session_line)
         try:
             async with self.starting:
                 await km.start_kernel(env=env, cwd=str(work), **extra)
@@ -493,10 +485,10 @@ class Grader:
                 cell.source = start_cell_source({"memory": MEMORY_WATCH})  # in_kernel.watch_memory
             elif cell.source.strip():
                 session.count += 1
-            session.limits[index] = self._cell_limit(plan, outcome, session.scale)
+            session.limits[index] = self._cell_limit(plan, outcome)
             execution = asyncio.create_task(client.async_execute_cell(
                 cell, index, execution_count=None if grader_cell else session.count, store_history=grader_cell is None))
-            watch = asyncio.create_task(self._watch(session, outcome, execution, index))
+            watch = asyncio.create_task(self._watch(session, outcome, execution, index, judge))
             execution.add_done_callback(lambda task: task.cancelled() or task.exception())  # retrieved, not logged
             try:
                 await execution
@@ -518,30 +510,44 @@ class Grader:
                 outcome.failures[index] = cell_error(cell) or "it ran past its time limit"
                 return  # the first cell ran before any learner code: the grader's own failure
             if index in outcome.timed_out and outcome.stuck_at is None and not await _answers(
-                    session.kc, STUCK_GRACE * session.scale * WALL_FACTOR):
+                    session.kc, STUCK_GRACE * WALL_FACTOR):
                 outcome.stuck_at = index  # every later cell would only wait for it, each to its own limit
             if outcome.stuck_at is not None:
                 return
 
-    async def _watch(self, session: Session, outcome: Outcome, execution: asyncio.Task, index: int) -> None:
+    async def _watch(self, session: Session, outcome: Outcome, execution: asyncio.Task, index: int,
+                     judge: CheckPoint | None = None) -> None:
         """A cell within its limit of CPU seconds (every process of the notebook: a subprocess's too): past
         it, the kernel is interrupted, as nbclient does at the wall-clock bound; a cell that goes on after
         the interrupt (it caught it) for STUCK_GRACE more CPU seconds, or WALL_FACTOR times that by the
         clock, is given up, and the notebook stopped there. Without a cgroup, also the notebook's memory
-        and tasks kept within their limits (NotebookTree.enforce)."""
+        and tasks kept within their limits (NotebookTree.enforce).
+
+        A check point's cell is also bounded by its judge: once the judge is done (it has every result, or gave
+        up on learner code that would not stop), the cell ends as soon as the kernel reads so; one still running
+        STUCK_GRACE CPU seconds later (WALL_FACTOR times that by the clock) is the learner's code going on: the
+        check's own limit passed, it is interrupted and given up the same way. So a stalled check costs its
+        judge's wait and that grace, not the cell's whole limit."""
         tree, limit = session.tree, session.limits[index]
         used = tree.cpu_seconds()
+        judged: tuple[float, float] | None = None  # when the judge was done: (the clock, the notebook's CPU)
         while not execution.done():
             await asyncio.sleep(POLL_SECONDS)
             if not self.starting.locked():
                 tree.enforce()
             if tree.cpu_seconds() - used > limit:
                 break
+            if judge is not None and judge.judging.done():
+                judged = judged or (time.monotonic(), tree.cpu_seconds())
+                if (tree.cpu_seconds() - judged[1] > STUCK_GRACE
+                        or time.monotonic() - judged[0] > STUCK_GRACE * WALL_FACTOR):
+                    limit = CHECK_SECONDS  # the limit it went past: the check's
+                    break
         else:
             return
         outcome.timed_out.setdefault(index, limit)
         await session.km.interrupt_kernel()
-        grace, begun, used = STUCK_GRACE * session.scale, time.monotonic(), tree.cpu_seconds()
+        grace, begun, used = STUCK_GRACE, time.monotonic(), tree.cpu_seconds()
         while not execution.done():
             await asyncio.sleep(POLL_SECONDS)
             if tree.cpu_seconds() - used > grace or time.monotonic() - begun > grace * WALL_FACTOR:
@@ -558,7 +564,7 @@ class Grader:
         def interrupt() -> None:  # the judge's own clock ran out: stop the learner's code now
             asyncio.run_coroutine_threadsafe(session.km.interrupt_kernel(), loop)
 
-        judge = self.judge(grader_cell.exercises, sources, session.ipc, CHECK_SECONDS * session.scale, interrupt,
+        judge = self.judge(grader_cell.exercises, sources, session.ipc, CHECK_SECONDS, interrupt,
                            WALL_FACTOR, session.line)
         judge.ended = threading.Event()
         judge.judging = asyncio.ensure_future(asyncio.to_thread(judge.run, judge.ended))
@@ -600,8 +606,3 @@ class Grader:
         while await provisioner.poll() is None:
             await asyncio.sleep(0.01)
         await provisioner.wait()
-
-
-def stopped(outcome: Outcome) -> bool:
-    """Did the run stop the notebook somewhere (a cell past its limit, the total limit)? Then it is confirmed."""
-    return bool(outcome.timed_out) or outcome.stuck_at is not None or outcome.stopped_at is not None

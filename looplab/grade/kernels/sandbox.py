@@ -50,8 +50,12 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..shared.limits import ADDRESS_SPACE, KERNEL_MEMORY, SHM_LIMIT
+
+if TYPE_CHECKING:
+    from .edition import Edition
 
 ISOLATIONS = ("auto", "bwrap", "none")
 BWRAP = "bwrap"
@@ -130,12 +134,12 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def bwrap_argv(writable: list[Path], read_only: list[Path], hidden: list[Path] = (), bwrap: str = BWRAP,
-               edition: tuple[Path, Path] | None = None) -> list[str]:
+               edition: tuple["Edition", Path] | None = None) -> list[str]:
     """The bwrap command line (ending in `--`) of one sandbox.
 
-    `edition`, (the graded edition's folder, the package's folder): the edition's folder is bound read-only at
-    its own path (the kernel's PYTHONPATH names it first: a course's modules outside the package are there),
-    and its package where the package is, over it, so the kernel never sees the package's files (edition.py).
+    `edition`, (the graded edition, the package's folder): the edition's package is bound read-only where the
+    package is, over it, so the kernel never sees the package's files, and its folder of a course's modules
+    outside the package at its own path (the kernel's PYTHONPATH names it first) (edition.py).
 
     `writable` folders are bound read-write at their own paths (the same path inside and out, so
     connection files and IPC socket paths need no translation); `read_only` ones read-only;
@@ -154,8 +158,8 @@ def bwrap_argv(writable: list[Path], read_only: list[Path], hidden: list[Path] =
     for path in read_only:
         argv += ["--ro-bind", str(path), str(path)]
     if edition is not None:
-        argv += ["--ro-bind", str(edition[0]), str(edition[0]),
-                 "--ro-bind", str(edition[0] / "looplab"), str(edition[1])]
+        argv += ["--ro-bind", str(edition[0].package), str(edition[1]),
+                 "--ro-bind", str(edition[0].modules), str(edition[0].modules)]
     for path in hidden:
         if any(_inside(path, folder) for folder in read_only) and path.exists():
             argv += ["--tmpfs", str(path)]

@@ -6,7 +6,6 @@ The statuses themselves are `Status` (shared/status.py); nothing in this module 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ...catalogue import words
 from ...course import COURSE, Exercise, exercise_number
@@ -20,10 +19,8 @@ SYNTAX = re.compile(r"^(?P<message>.*) \((?P<file>[^()]*), line (?P<line>\d+)\)$
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")
 # The rows' words (texts/from_run.toml), in the language the course speaks while the rows are made: the
 # notebook's for its feedback, the report's (--lang) for the gradebook. Among them: why a stopped cell went
-# on running ("stuck", runner._answers), and "confirmed": a stop costs points only once a second run, with
-# every limit doubled, stopped the notebook too (runner.Grader.run).
+# on running ("stuck", runner._answers).
 WORDS = words(__file__)
-CONFIRMED = WORDS.rows["confirmed"]["en"]  # the English note, as the tests read it
 
 
 def plain_syntax_error(evalue: str) -> str:
@@ -61,11 +58,6 @@ def rows_for(plan: Plan, outcome: Outcome) -> list[Row]:
                         made_with=plan.version.describe())
         rows[exercise.id] = Row(sub.learner, plan.course.stem, exercise.id, 0, 0, Status.NOT_IN_VERSION.text(),
                                 message, sub.file, plan.version.column)
-    if outcome.confirmed:
-        confirmed = WORDS("confirmed")
-        for row in rows.values():
-            if row.stopped:
-                row.message = f"{row.message}; {confirmed}" if row.message else confirmed
     return [rows[e.id] for e in plan.course.exercises if e.id in rows]
 
 
@@ -113,7 +105,6 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
             if result is None:
                 if stop_index is not None and index >= stop_index:
                     where, place = _place(plan, stop_index)
-                    stopped = True
                     if outcome.wrote_too_much and outcome.died_at is not None:
                         status = Status.WROTE_TOO_MUCH.text(amount=WORDS(f"wrote_{outcome.wrote_too_much}",
                                                                          limit=WRITE_LIMIT >> 20,
@@ -122,11 +113,9 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
                     elif outcome.died_at is not None:
                         status = Status.KERNEL_DIED.text(where=where)
                         message = WORDS("kernel_exited")
-                        stopped = False
                     elif outcome.garbled_at is not None:
                         status = Status.GARBLED.text(where=where)
                         message = WORDS("garbled")
-                        stopped = False
                     elif outcome.stuck_at is not None:
                         stops = WORDS("would_not_stop", place=place, seconds=seconds(outcome.timed_out[stop_index]))
                         status = Status.CELL_STOPPED.text(stops=stops)
@@ -135,11 +124,9 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
                         status = Status.NOTEBOOK_STOPPED.text(seconds=seconds(plan.total_limit))
                         message = WORDS("stopped_during", place=place)
                 else:
-                    stopped = False
                     status, message = Status.NOT_GRADED.text(), \
                         WORDS("cell_failed", why=outcome.failures.get(index) or WORDS("no_result"))
                 rows[exercise.id] = row(exercise, 0, status, message)
-                rows[exercise.id].stopped = stopped
                 continue
             rows[exercise.id] = _graded_row(plan, exercise, result, row, incidents.get(exercise.id))
 
@@ -153,14 +140,12 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
                 note = WORDS("note_wrote_after", place=place, amount=WORDS(f"wrote_{outcome.wrote_too_much}",
                                                                            limit=WRITE_LIMIT >> 20,
                                                                            entries=f"{WRITE_ENTRIES:,}"))
-                last_row.stopped = True
             elif outcome.died_at is not None:
                 note = WORDS("note_died_after", place=place)
             elif outcome.garbled_at is not None:
                 note = WORDS("note_garbled_after", place=place)
             elif outcome.stuck_at is not None:
                 note = WORDS("note_stuck_after", place=place, stuck=WORDS("stuck"))
-                last_row.stopped = True
             else:
                 note = WORDS("note_total_after", place=place)
             last_row.message = f"{last_row.message}; {note}" if last_row.message else note
@@ -176,7 +161,6 @@ def _graded_row(plan: Plan, exercise: Exercise, result: dict, row,
         if stopped_cells:
             solved.message = WORDS("note_stopped_one" if len(stopped_cells) == 1 else "note_stopped_many",
                                    stops=stops_text(stopped_cells))
-            solved.stopped = True
         return solved
     if kind is CheckKind.UNDEFINED:
         status = Status.NOT_DEFINED
@@ -202,6 +186,5 @@ def _graded_row(plan: Plan, exercise: Exercise, result: dict, row,
     if stopped_cells:
         text = Status.CELL_STOPPED.text(stops=stops_text(stopped_cells))
     graded = row(exercise, 0, text, message)
-    graded.stopped = bool(stopped_cells)
     graded.hint = str(result.get("hint") or "") if kind is not CheckKind.CRASHED else ""
     return graded

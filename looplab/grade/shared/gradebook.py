@@ -5,7 +5,7 @@ Its own module because every stage (reading, running, reporting) produces or rea
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .status import Status
 
@@ -32,9 +32,6 @@ class Row:
     course_version: str = ""  # empty for a submission that could not be graded, or naming no version of the course
     hint: str = ""  # the check's hint to the learner, for a check that failed and gave one
     review: str = ""  # for the teacher: the exercise's cells hold the course's reference code (no points taken)
-    # Not a column: the row says the notebook, or a cell, was stopped (a time or write limit; not a kernel that died),
-    # so a stop confirmed by a second run is noted on it (rows/from_run.py).
-    stopped: bool = field(default=False, compare=False, repr=False)
 
     def as_csv(self) -> list:
         return [self.learner, self.notebook, self.exercise, self.points,

@@ -17,10 +17,12 @@ that sleeps or waits for input uses no CPU, so each limit also has a wall-clock 
 times it: at load 22 on two cores a process gets about a tenth of a core, so an honest cell (under
 2 s of CPU) takes up to about 20 s, within the cell's 30 s bound.
 
-A stop is confirmed before it costs points: a notebook with a stopped cell, or stopped at the total
-limit, is graded again, whole, with every limit (cell, check, total, after a stop) doubled, and that
-second run's rows count (they name the doubled limits). So a loop that never ends costs about three
-times what its limits say: once, then twice over.
+A stop is not graded again. Until December 2026 a notebook stopped at a limit was graded a second time,
+whole, with every limit doubled, and that run counted: a stop was confirmed before it cost points, which a
+wall-clock limit on a loaded machine needed. A CPU-time limit does not: a machine that is busy gives a
+correct cell less of the processor, not more CPU seconds to use up (measured: benchmarks/grading_under_load.py),
+and the second run made a loop that never ends cost three times its limits (51.8 s at a 20 s cell limit,
+issue 33). So a loop that never ends costs about what its limits say, once.
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ LIMIT_SCALE = float(os.environ["LOOPLAB_GRADE_LIMIT_SCALE"]) if os.environ.get("
 
 DEFAULT_CELL_TIMEOUT = 10  # CPU seconds a learner's cell may use (--cell-timeout)
 WALL_FACTOR = 3  # each limit's wall-clock bound: this many times its CPU seconds (for code that sleeps)
-CONFIRM_FACTOR = 2  # a stop is confirmed by a second run with every limit this many times longer
 AFTER_A_STOP = 3 * LIMIT_SCALE  # CPU seconds each later cell of a notebook may run once one of its cells was stopped
 # A check's own limit while grading (the grader sets LOOPLAB_CHECK_SECONDS; 10 s in the learner's
 # notebook). Below AFTER_A_STOP, so a learner's check cell after a stop ends by the check's own limit,
@@ -64,6 +65,13 @@ SHM_LIMIT = 64 << 20
 # is never opened (a 300 MB attachment grew the grader to 1.3 GB). The course's notebooks, executed, are
 # well under 1 MB; an image or two still fits.
 SUBMISSION_LIMIT = 20 << 20
+# Characters of code the grader reads from a submission (it parses code to plan the run, to read what a check
+# reads of the source, to compare with the course's code): one code cell, and all of them. A notebook with more
+# gets its own row ("too large") and is not run. Why: parsing is work in the grader's own process, on its own
+# time; a 3.2 MB cell parsed once per exercise froze every other learner's checks (issue 33). The course's
+# longest code cell is under 3,000 characters, a whole notebook's code under 13,000.
+CODE_CELL_LIMIT = 64_000
+CODE_LIMIT = 256_000
 # What a notebook may write into its folders (work, home, temp, IPython: on disk, in the grader's temporary
 # folder), all files together: bytes, and files and folders. The grader looks every WRITE_WATCH seconds and
 # stops the notebook past either (runner.Grader._watch_writes), before it fills the disk the class is graded

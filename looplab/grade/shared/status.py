@@ -12,7 +12,7 @@ from enum import Enum
 from ... import language
 from ...catalogue import words
 from ...checks.core import COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SOLVED
-from .limits import AFTER_A_STOP, SUBMISSION_LIMIT, WRITE_ENTRIES, WRITE_LIMIT
+from .limits import AFTER_A_STOP, CODE_CELL_LIMIT, CODE_LIMIT, SUBMISSION_LIMIT, WRITE_ENTRIES, WRITE_LIMIT
 
 WORDS = words(__file__)  # texts/status.toml: each status's text, and the words of stopped cells
 
@@ -61,8 +61,9 @@ class Status(Enum):
     INVALID_JSON = ("invalid_json", "(one row) the file is broken")
     NOT_A_NOTEBOOK = ("not_a_notebook", "(one row) the file is broken")
     UNREADABLE = ("unreadable", "(one row) the file is broken")
-    TOO_LARGE = ("too_large", f"(one row) the file is larger than the {SUBMISSION_LIMIT >> 20} MB the grader reads; "
-                              "it was not read")
+    TOO_LARGE = ("too_large", f"(one row) the file is larger than the {SUBMISSION_LIMIT >> 20} MB the grader reads, "
+                              f"or holds more code than it reads ({CODE_CELL_LIMIT:,} characters in a cell, "
+                              f"{CODE_LIMIT:,} in all): it was not graded")
     LINKED = ("linked", "(one row) the submission is a symbolic link, or lies in a linked folder: the grader "
                         "reads no file through a link (it would be another file, graded as this learner's)")
     NOT_THEIRS = ("not_theirs",

@@ -15,7 +15,7 @@ from ... import language
 from ...catalogue import words
 from ...course import COURSE, Course, Notebook, exercise_number, made_with
 from ..shared.gradebook import Ungradable
-from ..shared.limits import SUBMISSION_LIMIT
+from ..shared.limits import CODE_CELL_LIMIT, CODE_LIMIT, SUBMISSION_LIMIT
 from ..shared.status import Status
 from .finding import Submission
 from .versions import unknown_version
@@ -79,6 +79,22 @@ def language_of(submission: Submission) -> str | None:
         return None
 
 
+def _within_the_code_limits(notebook, guessed: str) -> None:
+    """Ungradable (too large) when the notebook holds more code than the grader reads (shared/limits.py says why):
+    measured, never parsed."""
+    total = 0
+    for number, cell in enumerate(notebook.cells, start=1):
+        if cell.get("cell_type") != "code":
+            continue
+        size = len(cell.source)
+        total += size
+        if size > CODE_CELL_LIMIT:
+            raise Ungradable(Status.TOO_LARGE, WORDS("code_cell_too_large", cell=number, size=f"{size:,}",
+                                                     limit=f"{CODE_CELL_LIMIT:,}"), guessed)
+    if total > CODE_LIMIT:
+        raise Ungradable(Status.TOO_LARGE, WORDS("code_too_large", size=f"{total:,}", limit=f"{CODE_LIMIT:,}"), guessed)
+
+
 def read_submission(submission: Submission, course: dict[str, Notebook]):
     """The learner's notebook and the course notebook it is; raises Ungradable saying why it can't be graded."""
     import nbformat
@@ -114,6 +130,7 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise Ungradable(Status.NOT_A_NOTEBOOK, reason, guessed) from None
 
+    _within_the_code_limits(notebook, guessed)
     found: list[str] = []
     for cell in notebook.cells:
         number = exercise_number(cell)
