@@ -18,6 +18,11 @@ How it measures
   Python loop that never sleeps, at the grader's own priority), stopped after it. Each loaded gradebook
   is compared byte for byte with the reference; a difference is printed, row by row.
 
+- `--with-hostile`: each loaded run grades the honest learners among every other learner of the fixtures
+  (the attacks, the runaway loops, the code too large to read, the stalled check: issue 33), and the honest
+  learners' rows are compared with the quiet run's, graded alone: nothing one learner does reaches another's
+  row, under load too.
+
 It prints one line per round (time, the machine's load, identical or not) and a verdict; it exits 1 if
 any round differed. Not part of the test suite: it takes minutes (a round is a whole class, run on a
 machine four times over-subscribed).
@@ -42,14 +47,22 @@ HONEST = ("complete", "partial", "stub", "syntax_error", "honest_append")
 BUSY = "while True:\n    pass\n"
 
 
-def honest_submissions(folder: Path) -> Path:
+def honest_submissions(folder: Path, hostile: bool = False) -> Path:
+    """The honest learners in `folder`/submissions; with `hostile`, every other learner of the fixtures too."""
     import make_fixtures
 
     built = make_fixtures.built()
     target = folder / "submissions"
-    for learner in HONEST:
-        shutil.copytree(built / learner, target / learner)
+    for learner in sorted(path.name for path in built.iterdir() if path.is_dir()):
+        if learner in HONEST or hostile:
+            shutil.copytree(built / learner, target / learner)
     return target
+
+
+def honest_rows(gradebook: bytes) -> bytes:
+    """The gradebook's header and the honest learners' rows (as the quiet run, graded alone, has them)."""
+    lines = gradebook.decode().splitlines(keepends=True)
+    return ("".join(lines[:1] + [line for line in lines[1:] if line.split(",", 1)[0] in HONEST])).encode()
 
 
 def grade(workdir: Path, out: Path, jobs: int) -> float:
@@ -79,13 +92,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=10, help="loaded runs, each compared with the quiet one")
     parser.add_argument("--jobs", type=int, default=2, help="--jobs of every run")
     parser.add_argument("--busy", type=int, default=4 * (os.cpu_count() or 1), help="busy processes (4x the cores)")
+    parser.add_argument("--with-hostile", action="store_true",
+                        help="loaded runs grade every fixture; the honest learners' rows are compared")
     args = parser.parse_args(argv)
     workdir = Path(tempfile.mkdtemp(prefix="looplab-load-"))
     try:
         honest_submissions(workdir)
         reference = workdir / "quiet.csv"
         seconds = grade(workdir, reference, args.jobs)
-        print(f"quiet: {seconds:.1f} s, load {os.getloadavg()[0]:.1f}; {len(HONEST)} honest learners, "
+        if args.with_hostile:
+            shutil.rmtree(workdir / "submissions")
+            honest_submissions(workdir, hostile=True)
+        print(f"quiet: {seconds:.1f} s, load {os.getloadavg()[0]:.1f}; {len(HONEST)} honest learners"
+              f"{' graded alone, then among every other learner of the fixtures' if args.with_hostile else ''}, "
               f"--jobs {args.jobs}, {args.busy} busy processes in each loaded round")
         failed = 0
         for number in range(1, args.rounds + 1):
@@ -99,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
                 for process in loaders:
                     process.kill()
                     process.wait()
-            found = differences(reference.read_bytes(), out.read_bytes())
+            loaded = honest_rows(out.read_bytes()) if args.with_hostile else out.read_bytes()
+            found = differences(reference.read_bytes(), loaded)
             failed += bool(found)
             print(f"round {number}: {seconds:.1f} s, load {load:.1f}: {'DIFFERENT' if found else 'identical'}",
                   flush=True)
