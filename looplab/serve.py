@@ -33,7 +33,7 @@ from typing import Any
 
 from .channel import Channel, ChannelBroken, Identities, at_path, decode, encode, opaque
 from .course import resolve
-from .stand_ins import RemoteFailure, stand_in
+from .stand_ins import RemoteFailure, StandIns
 
 
 def serve(path: str, namespace: dict | None = None) -> None:
@@ -114,7 +114,7 @@ class Call:
     def __init__(self, channel: Channel, held: dict, request: dict, kept: Identities):
         self.channel, self.request, self.kept = channel, request, kept
         self.obj = held.get(str(request.get("name")))
-        self.made: dict[int, Any] = {}  # the grader's object id -> its stand-in here
+        self.made = StandIns(self)  # the grader's objects this call was handed, each a stand-in here
 
     # --- the grader's objects, as the learner's code gets them ---
 
@@ -123,18 +123,11 @@ class Call:
             return self.kept.resolve(data, self.tagged)
         if tag == "$course":  # a piece of the course the check names: what this kernel's package holds for it
             return _course_piece(data.get(tag))
-        ref = data.get(tag)
-        if ref not in self.made:
-            made = stand_in(tag, self, ref)
-            if made is None:
-                return None
-            self.made[ref] = made
-        return self.made[ref]
+        return self.made.of(tag, data.get(tag))
 
     def other(self, value: Any) -> dict:
         """What the learner's code hands back: a stand-in as the grader's own object, anything else opaque."""
-        ref = next((ref for ref, made in self.made.items() if made is value), None)
-        return {"$ref": ref} if ref is not None else opaque(value)
+        return self.made.handed_back(value) or opaque(value)
 
     def ask(self, message: dict) -> dict:
         """Ask the grader (a model reply, a method of its object) and wait; its refusals are raised here."""

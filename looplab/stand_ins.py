@@ -119,3 +119,26 @@ def stand_in(tag: str, asker, ref: Any):
               "$client_like": MinimalStandIn}
     maker = makers.get(tag)
     return maker(asker, ref) if maker is not None and isinstance(ref, int) else None
+
+
+class StandIns:
+    """The other end's objects one conversation was handed, each stand-in made once: by the number the other end
+    gave it, and back to that number when this end's code hands it back (`{"$ref": n}`)."""
+
+    def __init__(self, asker):
+        self.asker = asker
+        self.made: dict[int, Any] = {}
+
+    def of(self, tag: str, ref: Any) -> Any:
+        """The stand-in for the other end's object numbered `ref` (tagged `tag`); None for a tag of no kind."""
+        if ref not in self.made:
+            made = stand_in(tag, self.asker, ref)
+            if made is None:
+                return None
+            self.made[ref] = made
+        return self.made[ref]
+
+    def handed_back(self, value: Any) -> dict | None:
+        """`{"$ref": n}` when `value` is one of these stand-ins (the other end gets its own object back), else None."""
+        ref = next((ref for ref, made in self.made.items() if made is value), None)
+        return {"$ref": ref} if ref is not None else None

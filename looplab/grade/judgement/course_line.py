@@ -34,7 +34,7 @@ from typing import Any, Iterator
 from ...catalogue import words
 from ...channel import Channel, ChannelBroken, Identities, at_path, decode, encode, opaque
 from ...course import COURSE, Course, Exercise, Notebook, resolve
-from ...stand_ins import RemoteFailure, stand_in
+from ...stand_ins import RemoteFailure, StandIns
 from ..shared.withholding import plan, target_of
 from .proxies import opaque_object
 
@@ -245,25 +245,18 @@ class Call:
     def __init__(self, line: CourseLine, channel: Channel):
         self.line, self.channel = line, channel
         self.kept = Identities(-1)
-        self.made: dict[int, Any] = {}  # the kernel's object number -> its stand-in here
+        self.made = StandIns(self)  # the kernel's objects this call was handed, each a stand-in here
 
     def tagged(self, tag: str, data: dict) -> Any:
         if tag == "$kept":
             return self.kept.resolve(data, self.tagged)
         if tag == "$object":
             return opaque_object(str(data.get("$object", "object")), str(data.get("repr", "")), self.line.opaque_types)
-        ref = data.get(tag)
-        if ref not in self.made:
-            made = stand_in(tag, self, ref)
-            if made is None:
-                return None
-            self.made[ref] = made
-        return self.made[ref]
+        return self.made.of(tag, data.get(tag))
 
     def other(self, value: Any) -> dict:
         """What goes back to the kernel: its own objects by number, the course's functions by target, else opaque."""
-        ref = next((ref for ref, made in self.made.items() if made is value), None)
-        return {"$ref": ref} if ref is not None else _course_function(value)
+        return self.made.handed_back(value) or _course_function(value)
 
     def run(self, request: dict) -> dict:
         target = request.get("target")
