@@ -301,6 +301,9 @@ def course_code_rows() -> list[tuple]:
                         *solved(*after(NB1, "1.2")))
     expected += rows_of("recorded_value", NB1, *solved("1.1"),
                         ("1.2", 0, "not defined", Has("raised FileNotFoundError")), *solved(*after(NB1, "1.2")))
+    expected.append(("deep_json", NB1, "", "0", "", "invalid JSON",
+                     Starts("its JSON nests lists and objects more than 64 levels deep"),
+                     f"submissions/deep_json/{NB1}.ipynb", "", "", ""))
     expected.append(("large_code", NB1, "", "0", "", "too large",
                      Starts("cell 3 holds 3,200,013 characters of code; the grader reads code cells of up to 64,000"),
                      f"submissions/large_code/{NB1}.ipynb", "", "", ""))

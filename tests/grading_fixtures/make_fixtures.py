@@ -58,6 +58,8 @@ the file-name rule:
     pasted_below/03_matching_ids             3.3's cell left the stub, the course's agent_turn typed in the cell below
                                              (solved, with a review note)
     large_code/01_one_tool_call              a code cell of 3 MB: too large, never parsed nor run
+    deep_json/01_one_tool_call               a cell's metadata nesting arrays 3,000 deep (it once stopped the whole
+                                             class, where the grader reads every file's language): its own row
     stalled_check/01_one_tool_call           1.3's function, once its check runs, waits forever and swallows every
                                              interrupt (graded on its own, short limits: tests/test_grade_limits.py)
     other_course/01_one_tool_call        exercises 7.1 to 7.3: not this course
@@ -695,6 +697,11 @@ def build(target: Path) -> list[Path]:
     write(f"value_early/{NB1}.ipynb", answered(NB1, {"1.2": VALUE_EARLY}))
     write(f"recorded_value/{NB1}.ipynb", answered(NB1, {"1.2": RECORDED_VALUE}))
     write(f"large_code/{NB1}.ipynb", large_code())
+    deep = target / "deep_json" / f"{NB1}.ipynb"  # written by hand: no JSON writer nests that deep
+    deep.parent.mkdir(parents=True)
+    whole = nbformat.writes(solution(NB1))
+    deep.write_text(whole.replace('"metadata": {', '"metadata": {"deep": ' + "[" * 3000 + "]" * 3000 + ", ", 1))
+    written.append(deep)
     write(f"stalled_check/{NB1}.ipynb", stalled_check())
 
     (target / "empty").mkdir(parents=True)

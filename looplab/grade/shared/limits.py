@@ -72,6 +72,9 @@ SUBMISSION_LIMIT = 20 << 20
 # longest code cell is under 3,000 characters, a whole notebook's code under 13,000.
 CODE_CELL_LIMIT = 64_000
 CODE_LIMIT = 256_000
+# Levels of lists and objects a submission's JSON may nest: a notebook nests about 8 (a widget's state a few
+# more); every step that reads one recurses once a level (submissions/reading.py says why it is bounded).
+NESTING_LIMIT = 64
 # What a notebook may write into its folders (work, home, temp, IPython: on disk, in the grader's temporary
 # folder), all files together: bytes, and files and folders. The grader looks every WRITE_WATCH seconds and
 # stops the notebook past either (runner.Grader._watch_writes), before it fills the disk the class is graded

@@ -7,9 +7,10 @@ grader runs every notebook on the package's *graded edition* (kernels/edition.py
 - a **function** that is an exercise's reference (`looplab.loop:agent_turn`, `looplab.tools:calculator`...)
   is a stand-in whose calls the grader runs in its own process (looplab/withheld.py; judgement/course_line.py),
   and refuses while an exercise is judged that may not lean on it;
-- a **value** that is an exercise's reference (`CALCULATOR_TOOL`, `TOOL_REGISTRY`, `FORCE_WEATHER`), and every
-  value of the course made from one (`TOOLS = [CALCULATOR_TOOL]`, an alias imported by another module), is
-  left out and handed over on first use once every exercise of the notebook it answers has been judged.
+- a **value** that is an exercise's reference (`CALCULATOR_TOOL`, `TOOL_REGISTRY`, `FORCE_WEATHER`), every
+  value of the course made from one (`TOOLS = [CALCULATOR_TOOL]`, an alias imported by another module), and
+  the data of its own module it is made of (the schemas notebook 5's registry is written from) is left out and
+  handed over on first use once every exercise of the notebook it answers has been judged.
 
 This module reads that plan off the course's reference modules' source (the manifest's modules: looplab.tools,
 looplab.loop, one module per later notebook), statement by statement, once per process: which names are
@@ -154,7 +155,7 @@ def _module_plan(name: str, functions: dict[str, Any], values: dict[str, set[str
                 if f"{source}:{alias.name}" in values:
                     found.left_out[alias.asname or alias.name] = f"{source}:{alias.name}"
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and _left_out(statement, name, found, values, where):
-            continue
+            kept = _parts_left_out(statement, name, found, values, kept)
         else:
             kept.append(statement)
     found.helpers = _helpers_only(kept)
@@ -192,7 +193,8 @@ def _defines(statement: ast.stmt) -> set[str]:
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return {statement.name}
     if isinstance(statement, (ast.Assign, ast.AnnAssign)):
-        return _bound(statement)
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        return {node.id for each in targets for node in ast.walk(each) if isinstance(node, ast.Name)}
     return set()
 
 
@@ -207,6 +209,26 @@ def _helpers_only(kept: list[ast.stmt]) -> set[str]:
         used |= read
         pending += [statement for statement in kept if _defines(statement) & read]
     return private - used
+
+
+def _parts_left_out(statement: ast.Assign | ast.AnnAssign, name: str, found: ModulePlan, values: dict[str, set[str]],
+                    kept: list[ast.stmt]) -> list[ast.stmt]:
+    """An exercise's reference value made of this module's own data (notebook 5's registry of the schemas written
+    above it): that data is the answer too, left out with it. The statements still kept are returned."""
+    target = f"{name}:{_defines(statement).pop()}" if _defines(statement) else None
+    if target is None or target not in values or target not in values[target]:
+        return kept  # not an exercise's reference itself: what it is made of stays (CALCULATOR_TOOL in TOOLS)
+    parts = _read(statement.value) if statement.value is not None else set()
+    remaining = []
+    for earlier in kept:
+        bound = _defines(earlier) if isinstance(earlier, (ast.Assign, ast.AnnAssign)) else set()
+        if len(bound) == 1 and bound & parts and isinstance(earlier.value, (ast.Dict, ast.List, ast.Tuple)):
+            part = bound.pop()
+            found.left_out[part] = f"{name}:{part}"
+            values[f"{name}:{part}"] = {target}
+        else:
+            remaining.append(earlier)
+    return remaining
 
 
 def _bound(statement: ast.stmt) -> set[str]:

@@ -15,7 +15,7 @@ from ... import language
 from ...catalogue import words
 from ...course import COURSE, Course, Notebook, exercise_number, made_with
 from ..shared.gradebook import Ungradable
-from ..shared.limits import CODE_CELL_LIMIT, CODE_LIMIT, SUBMISSION_LIMIT
+from ..shared.limits import CODE_CELL_LIMIT, CODE_LIMIT, NESTING_LIMIT, SUBMISSION_LIMIT
 from ..shared.status import Status
 from .finding import Submission
 from .versions import unknown_version
@@ -61,6 +61,38 @@ def _read_at_most(submission: Submission, limit: int, guessed: str) -> bytes:
     return raw
 
 
+def _json_of(raw: bytes, guessed: str):
+    """The file's JSON, or Ungradable saying why not: not UTF-8, not JSON, or nested deeper than the grader reads.
+
+    Why a limit on nesting: Python's JSON reader, and every step after it that walks a notebook (nbformat's
+    validation, copying, writing the feedback), recurses once a level; a 20 KB file nesting arrays 3,000 deep
+    raised RecursionError where the grader first reads every file (the class's language) and stopped the whole
+    class before any row (issue 33). Measured after reading, without recursion."""
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise Ungradable(Status.INVALID_JSON, WORDS("not_utf8"), guessed) from None
+    except RecursionError:
+        raise Ungradable(Status.INVALID_JSON, WORDS("too_deep", limit=NESTING_LIMIT), guessed) from None
+    except ValueError as error:
+        raise Ungradable(Status.INVALID_JSON, str(error), guessed) from None
+    if _deeper_than(data, NESTING_LIMIT):
+        raise Ungradable(Status.INVALID_JSON, WORDS("too_deep", limit=NESTING_LIMIT), guessed)
+    return data
+
+
+def _deeper_than(data, limit: int) -> bool:
+    """Does the JSON value nest lists and objects more than `limit` levels deep? A walk without recursion."""
+    pending = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > limit:
+            return True
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
 def spoken(notebook) -> str:
     """The language a submission is judged in: its metadata's `looplab.lang` when the course speaks it, else
     the course's source language (English), as a learner's kernel would speak it."""
@@ -74,8 +106,8 @@ def language_of(submission: Submission) -> str | None:
     if submission.named_after or submission.missing or submission.linked:
         return None
     try:
-        return spoken(json.loads(_read_at_most(submission, SUBMISSION_LIMIT, "").decode("utf-8-sig")))
-    except (Ungradable, ValueError, AttributeError):
+        return spoken(_json_of(_read_at_most(submission, SUBMISSION_LIMIT, ""), ""))
+    except Exception:  # the file's own row will say what is wrong with it: it has no say in the class's language
         return None
 
 
@@ -106,13 +138,7 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
         raise Ungradable(Status.NO_NOTEBOOK, WORDS("no_notebook"))
     if submission.linked:
         raise Ungradable(Status.LINKED, WORDS("linked", name=submission.path.name), guessed)
-    raw = _read_at_most(submission, SUBMISSION_LIMIT, guessed)
-    try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise Ungradable(Status.INVALID_JSON, WORDS("not_utf8"), guessed) from None
-    except ValueError as error:
-        raise Ungradable(Status.INVALID_JSON, str(error), guessed) from None
+    data = _json_of(_read_at_most(submission, SUBMISSION_LIMIT, guessed), guessed)
     if not isinstance(data, dict):
         raise Ungradable(Status.NOT_A_NOTEBOOK, WORDS("not_an_object", kind=type(data).__name__), guessed)
     if not isinstance(data.get("nbformat"), int) or not isinstance(data.get("cells", data.get("worksheets")), list):
