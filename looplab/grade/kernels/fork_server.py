@@ -38,6 +38,10 @@ KERNEL_NAME = "looplab-grader"  # the kernel spec the grader writes in its tempo
 # What a kernel imports to start and to run the course's notebooks: imported once, in the template.
 PRELOAD = (
     "looplab", "looplab.checks", "looplab.loop", "looplab.scripted", "looplab.viewer", "anthropic", "httpx2",
+    # what the grader's cells and the later notebooks import: the check points' end, the course line's stand-ins,
+    # notebook 5's and 6's modules, and the MCP client notebook 5 starts its server with (0.33 s in every kernel)
+    "looplab.serve", "looplab.withheld", "looplab.toolbox", "looplab.robust", "looplab.notebook_source", "mcp",
+    "mcp.client.stdio", "anyio",
     "ipywidgets", "IPython", "IPython.core.ultratb", "IPython.core.completer", "IPython.extensions",
     "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.comm", "ipykernel.debugger",
     "jupyter_client.localinterfaces", "psutil", "stack_data", "executing", "pure_eval", "asttokens",
