@@ -361,6 +361,21 @@ def test_the_gradebook_has_exactly_the_expected_rows(graded):
         "solutions as they are now): if grading changed on purpose, update expected_rows()")
 
 
+COURSE_CODE_FIXTURES = ("imported_elsewhere", "reached", "other_loop", "copied_code", "skip_tag", "value_early",
+                        "recorded_value", "honest_constant", "pasted_below", "large_code", "deep_json")
+
+
+def test_issue_33_s_fixtures_grade_the_same_without_the_class(tmp_path):
+    """The class's run grades them among honest learners; graded without them, side by side at --jobs 2, each
+    gets the same rows: what a graded kernel withholds, and when, depends on the notebook alone."""
+    learners = [learner for learner in COURSE_CODE_FIXTURES if (SUBMISSIONS / learner).exists()]
+    out = tmp_path / "grades.csv"
+    run = run_grader(*[f"submissions/{learner}" for learner in learners], "--jobs", "2", "--cell-timeout",
+                     str(GENEROUS_CELL_TIMEOUT), "--out", str(out), "--quiet")
+    assert run.returncode == 0, run.stderr
+    assert [tuple(row) for row in read_csv(out)[1]] == given_below(expected_for(*learners))
+
+
 def test_the_check_s_hint_reaches_the_gradebook_and_the_feedback(graded):
     """The hint column holds the words the check gave the learner with its message, and so does their
     feedback notebook; a failure the check gave no hint for has none."""

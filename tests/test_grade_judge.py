@@ -23,6 +23,7 @@ import pytest
 from looplab.channel import MAX_LINE, Channel, decode, encode
 from looplab.checks.core import COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SOLVED
 from looplab.course import COURSE, resolve
+from looplab.grade.judgement.judge import Judge
 from looplab.grade.kernels.kernel_cells import IN_KERNEL_SOURCE, start_cell_source
 from looplab.grade.shared.status import CRASHED, UNDEFINED, CheckKind
 from looplab.serve import serve
@@ -110,6 +111,22 @@ def test_an_object_of_the_learners_is_opaque_and_equal_to_nothing():
 
     result = judged("1.1", lambda expression: Answer())
     assert result["kind"] == NOT_SOLVED and "Answer" in result["message"]
+
+
+def test_a_learner_s_thousands_of_classes_never_change_the_next_learner_s_words(tmp_path):
+    """The grader makes a type for each class name of the learner's it meets (so a message names it), at most
+    OPAQUE_TYPES of them: a judge's own (one check point of one notebook). One learner whose code returned 1,100
+    classes once changed the words of everyone graded after them: their classes were all named "Opaque"."""
+    from looplab.grade.judgement.proxies import OPAQUE_TYPES, Proxies
+
+    first, second = (Judge([COURSE.exercise("1.1")], [], tmp_path, 1) for _ in range(2))
+    filled = Proxies(first)
+    for number in range(OPAQUE_TYPES + 100):
+        filled.tagged("$object", {"$object": f"Kind{number}", "repr": "?"})
+    assert type(filled.tagged("$object", {"$object": "Answer", "repr": "?"})).__name__ == "Opaque"  # full, for them
+    assert type(Proxies(second).tagged("$object", {"$object": "Answer", "repr": "?"})).__name__ == "Answer"
+    for judge in (first, second):
+        judge.close()
 
 
 # --- attacks: the kernel's end is the learner's; what it says is judged ----------------------------------------
