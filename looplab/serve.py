@@ -32,8 +32,8 @@ import sys
 from typing import Any
 
 from .channel import Channel, ChannelBroken, Identities, at_path, decode, encode, opaque
-from .course import resolve
 from .stand_ins import RemoteFailure, StandIns
+from .withheld import course_object
 
 
 def serve(path: str, namespace: dict | None = None) -> None:
@@ -85,11 +85,11 @@ def describe(namespace: dict, held: dict, request: dict) -> dict:
     obj = held[name] = namespace[name]
     try:  # read from its module's namespace: a value the edition left out is not asked for here
         module, _, attribute = COURSE.exercise(str(request.get("number"))).reference.partition(":")
-        own = vars(sys.modules[module]).get(attribute, _MISSING) if module in sys.modules else _MISSING
+        own = vars(sys.modules[module]).get(attribute) if module in sys.modules else None
     except KeyError:
-        own = _MISSING
+        own = None
     answer = {"exists": True, "callable": callable(obj),
-              "course_code": own is not _MISSING and callable(own) and is_the_course_version(obj, own)}
+              "course_code": callable(own) and is_the_course_version(obj, own)}
     if not answer["callable"]:
         answer["value"] = encode(obj, lambda value: _function_inside(held, name, value))
     return answer
@@ -122,7 +122,7 @@ class Call:
         if tag == "$kept":
             return self.kept.resolve(data, self.tagged)
         if tag == "$course":  # a piece of the course the check names: what this kernel's package holds for it
-            return _course_piece(data.get(tag))
+            return course_object(data.get(tag))
         return self.made.of(tag, data.get(tag))
 
     def other(self, value: Any) -> dict:
@@ -162,7 +162,7 @@ class Call:
         # now (a value not handed over yet) is not swapped in.
         named = decode(self.request.get("pieces") or {}, self.tagged)
         pieces = {str(name): value if callable(value) else copy.deepcopy(value)
-                  for name, value in (named.items() if isinstance(named, dict) else ()) if value is not _MISSING}
+                  for name, value in (named.items() if isinstance(named, dict) else ()) if value is not None}
         seconds = float(self.request.get("seconds", 1))  # what is left of the check's budget, by the grader's clock
         cpu, wall = time_limit_seconds()
         limit = (seconds,) if wall is None else (min(cpu, seconds), seconds)  # under the grader: CPU seconds
@@ -221,16 +221,3 @@ def _swapped(owner, name: str, value):
         yield
     finally:
         setattr(owner, name, saved)
-
-
-_MISSING = object()  # a piece this kernel does not hold now
-
-
-def _course_piece(target: Any) -> Any:
-    """The course's object `target` names ("looplab.loop:tool_result"), as this kernel's package holds it."""
-    if not isinstance(target, str) or ":" not in target:
-        return _MISSING
-    try:
-        return resolve(target)
-    except Exception:  # not there, or not handed over yet (looplab/withheld.py's Withheld)
-        return _MISSING

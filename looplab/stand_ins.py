@@ -102,14 +102,26 @@ def sdk_client(asker, ref: int):
     import httpx2
 
     def ask(request: httpx2.Request) -> httpx2.Response:
-        answer = asker.ask({"op": "model", "client": ref, "method": request.method, "path": request.url.path,
-                            "content": request.read().decode("utf-8", "replace")})
-        headers = {str(key): str(value) for key, value in (answer.get("headers") or {}).items()}
-        return httpx2.Response(int(answer.get("status", 500)), content=str(answer.get("body", "")).encode(),
-                               headers=headers)
+        return response_from(asker.ask({"op": "model", "client": ref, "method": request.method,
+                                        "path": request.url.path, "content": request.read().decode("utf-8", "replace")}))
 
     return anthropic.Anthropic(api_key="scripted-no-key-needed", base_url=BASE_URL, max_retries=0,
                                http_client=anthropic.DefaultHttpxClient(transport=httpx2.MockTransport(ask)))
+
+
+def answer_from(response) -> dict:
+    """An HTTP response as it crosses a channel: its status, body and headers (read whole)."""
+    return {"status": response.status_code, "body": response.read().decode("utf-8", "replace"),
+            "headers": dict(response.headers)}
+
+
+def response_from(answer: dict):
+    """The HTTP response an answer of `answer_from`'s shape holds, for the SDK on this end."""
+    import httpx2
+
+    headers = {str(key): str(value) for key, value in (answer.get("headers") or {}).items()}
+    return httpx2.Response(int(answer.get("status", 500)), content=str(answer.get("body", "")).encode(),
+                           headers=headers)
 
 
 def stand_in(tag: str, asker, ref: Any):

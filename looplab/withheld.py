@@ -170,8 +170,7 @@ class RemoteReplay:
         self.recording = recording
 
     def __call__(self, request):
-        import httpx2
-
+        from .stand_ins import response_from
         from .transport import NotRecordedError
 
         answer = _line().ask({"op": "replay", "recording": self.recording, "method": request.method,
@@ -179,9 +178,7 @@ class RemoteReplay:
                              KernelObjects(Identities(+1)))
         if "not_recorded" in answer:
             raise NotRecordedError(str(answer["not_recorded"]), str(answer.get("summary") or "") or None)
-        headers = {str(key): str(value) for key, value in (answer.get("headers") or {}).items()}
-        return httpx2.Response(int(answer.get("status", 500)), content=str(answer.get("body", "")).encode(),
-                               headers=headers)
+        return response_from(answer)
 
 
 def replays_remotely(recording: Any) -> bool:

@@ -34,7 +34,7 @@ from typing import Any, Iterator
 from ...catalogue import words
 from ...channel import Channel, ChannelBroken, Identities, at_path, decode, encode, opaque
 from ...course import COURSE, Course, Exercise, Notebook, resolve
-from ...stand_ins import RemoteFailure, StandIns
+from ...stand_ins import RemoteFailure, StandIns, answer_from
 from ..shared.withholding import plan, target_of
 from .proxies import opaque_object
 
@@ -202,7 +202,7 @@ class CourseLine:
             response = Replay(Recording.load(name))(http)
         except NotRecordedError as error:
             return {"not_recorded": str(error), "summary": error.summary}
-        return {"status": response.status_code, "body": response.read().decode(), "headers": dict(response.headers)}
+        return answer_from(response)
 
 
 def refused(message: str) -> dict:

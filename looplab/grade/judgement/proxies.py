@@ -20,6 +20,7 @@ from ...object_table import ObjectTable
 from ...checks.core import CheckTimeout, Claims
 from ...course import Exercise
 from ...scripted import TooManyCalls, transport_of
+from ...stand_ins import answer_from
 
 class NoAnswer(BaseException):
     """The kernel stopped answering, or answered what is not a message: the exercise is not solved.
@@ -98,7 +99,7 @@ class Proxies(ObjectTable):
         if response.status_code == 400:  # the API's error, as the SDK raises it in the learner's code
             body = response.json()
             self.rejected = anthropic.BadRequestError(f"Error code: 400 - {body}", response=response, body=body)
-        return {"status": response.status_code, "body": response.text, "headers": dict(response.headers)}
+        return answer_from(response)
 
 
 class RemoteFunction:

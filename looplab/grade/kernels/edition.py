@@ -33,7 +33,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..shared.withholding import ModulePlan, WithholdingError, plan
+from ..shared.withholding import ModulePlan, WithholdingError, defines, plan
 
 PACKAGE = "looplab"
 COURSE_VARIABLE = "LOOPLAB_COURSE"  # looplab/course.py: a course module extending the package's (tests, a fork)
@@ -164,11 +164,11 @@ def rewritten(source: str, module: ModulePlan) -> str:
             statement.names = [alias for alias in statement.names if (alias.asname or alias.name) not in module.left_out]
             if statement.names:
                 body.append(statement)
-        elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and _binds(statement) & set(module.left_out):
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and defines(statement) & set(module.left_out):
             continue
-        elif _binds(statement) & module.helpers:
+        elif defines(statement) & module.helpers:
             continue
-        elif isinstance(statement, (ast.FunctionDef, ast.Assign)) and "__getattr__" in _binds(statement):
+        elif isinstance(statement, (ast.FunctionDef, ast.Assign)) and "__getattr__" in defines(statement):
             raise WithholdingError(f"{module.name} defines __getattr__, which the graded edition needs")
         else:
             body.append(statement)
@@ -181,15 +181,6 @@ def rewritten(source: str, module: ModulePlan) -> str:
     tree.body = body
     edition_note = f"# The graded edition of {module.name} (looplab/grade/kernels/edition.py): no answers here.\n"
     return edition_note + ast.unparse(ast.fix_missing_locations(tree)) + "\n"
-
-
-def _binds(statement: ast.stmt) -> set[str]:
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {statement.name}
-    if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
-        return set()
-    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-    return {node.id for each in targets for node in ast.walk(each) if isinstance(node, ast.Name)}
 
 
 def _after_the_preamble(body: list[ast.stmt]) -> int:

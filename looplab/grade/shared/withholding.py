@@ -160,7 +160,7 @@ def _module_plan(name: str, functions: dict[str, Any], values: dict[str, set[str
             kept.append(statement)
     found.helpers = _helpers_only(kept)
     for statement in kept:
-        if _defines(statement) & found.helpers:
+        if defines(statement) & found.helpers:
             continue
         read = (_read(statement) | _bound(statement)) & set(found.left_out)
         if read:
@@ -188,7 +188,7 @@ def _left_out(statement: ast.Assign | ast.AnnAssign, name: str, found: ModulePla
     return True
 
 
-def _defines(statement: ast.stmt) -> set[str]:
+def defines(statement: ast.stmt) -> set[str]:
     """The names a top-level definition binds (a function, a class, an assignment's targets)."""
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return {statement.name}
@@ -200,14 +200,14 @@ def _defines(statement: ast.stmt) -> set[str]:
 
 def _helpers_only(kept: list[ast.stmt]) -> set[str]:
     """The private names (`_parse`) defined here that nothing the edition keeps reads, directly or through another."""
-    private = {name for statement in kept for name in _defines(statement)
+    private = {name for statement in kept for name in defines(statement)
                if name.startswith("_") and not name.startswith("__")}
     used: set[str] = set()
-    pending = [statement for statement in kept if not _defines(statement) & private]
+    pending = [statement for statement in kept if not defines(statement) & private]
     while pending:
         read = _read(pending.pop()) & private - used
         used |= read
-        pending += [statement for statement in kept if _defines(statement) & read]
+        pending += [statement for statement in kept if defines(statement) & read]
     return private - used
 
 
@@ -215,13 +215,13 @@ def _parts_left_out(statement: ast.Assign | ast.AnnAssign, name: str, found: Mod
                     kept: list[ast.stmt]) -> list[ast.stmt]:
     """An exercise's reference value made of this module's own data (notebook 5's registry of the schemas written
     above it): that data is the answer too, left out with it. The statements still kept are returned."""
-    target = f"{name}:{_defines(statement).pop()}" if _defines(statement) else None
+    target = f"{name}:{defines(statement).pop()}" if defines(statement) else None
     if target is None or target not in values or target not in values[target]:
         return kept  # not an exercise's reference itself: what it is made of stays (CALCULATOR_TOOL in TOOLS)
     parts = _read(statement.value) if statement.value is not None else set()
     remaining = []
     for earlier in kept:
-        bound = _defines(earlier) if isinstance(earlier, (ast.Assign, ast.AnnAssign)) else set()
+        bound = defines(earlier) if isinstance(earlier, (ast.Assign, ast.AnnAssign)) else set()
         if len(bound) == 1 and bound & parts and isinstance(earlier.value, (ast.Dict, ast.List, ast.Tuple)):
             part = bound.pop()
             found.left_out[part] = f"{name}:{part}"
