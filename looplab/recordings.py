@@ -22,7 +22,11 @@ holds one test per line):
    `signature`...; and `is_error: false`, which is the default;
 7. the order of the tool_result blocks that open a user message: the API pairs a result with its
    call by `tool_use_id`, not by place, so parallel calls may be answered in any order. They are
-   compared as a set keyed by id: a result that carries another call's content does not match.
+   compared as a set keyed by id: a result that carries another call's content does not match;
+8. the words of an error result (`"is_error": true`): the notebooks leave the wording of an error text
+   to the learner (notebook 6's run_tool, its repeat guard's "not run" results), so a failed call
+   answered in other words finds the reply recorded for it. That it failed still counts: a flagged
+   result never matches an unflagged one.
 
 Everything else keeps its order and counts: text blocks among themselves, the calls of a reply, the
 messages, and where a result stands. A result after a text block is not reordered into the opening
@@ -96,6 +100,25 @@ def canonical_block(block: Any) -> Any:
     return kept
 
 
+def replay_block(block: Any) -> Any:
+    """A canonical block as replay compares it: a tool_result says first whether it failed, and a failed one
+    keeps no words (8. above). Only replay reads blocks so: the checks compare an error's words where the
+    prose fixes them (recordings.canonical_blocks keeps them)."""
+    if not (isinstance(block, dict) and block.get("type") == "tool_result"):
+        return block
+    failed = block.get("is_error") is True
+    kept = {key: block[key] for key in ("type", "tool_use_id") if key in block}
+    kept["is_error"] = failed
+    if not failed:
+        kept["content"] = block.get("content", [])
+    return kept
+
+
+def _replay_content(content: Any) -> Any:
+    blocks = canonical_blocks(content)
+    return [replay_block(block) for block in blocks] if isinstance(blocks, list) else blocks
+
+
 def readable_conversation(request: dict) -> dict:
     """A request's conversation with only the fields that change what the model sees, in the order sent.
 
@@ -109,7 +132,7 @@ def readable_conversation(request: dict) -> dict:
         "tools": sorted(tool.get("name", "") for tool in request.get("tools", []) if isinstance(tool, dict)),
         **chosen,
         "messages": [
-            {"role": message.get("role"), "content": canonical_blocks(message.get("content"))}
+            {"role": message.get("role"), "content": _replay_content(message.get("content"))}
             if isinstance(message, dict)
             else message
             for message in request.get("messages", [])

@@ -341,3 +341,44 @@ def test_notebook_3_agent_turn_goes_on_when_run_tools_answers_in_reverse(monkeyp
     assert [len(message["content"]) for message in shopping if message["role"] == "user"][1] == 3
     assert [block["tool_use_id"] for block in shopping[2]["content"]] == [
         block.id for block in reversed(shopping[1]["content"]) if block.type == "tool_use"]
+
+
+# --- 8. the words of an error result --------------------------------------------------------------------
+
+def flagged(request: dict, words: str) -> dict:
+    """The recorded request with its first result a failure said in these words."""
+    results_message(request)[0].update(content=words, is_error=True)
+    return request
+
+
+FAILED = Recording(RECORDING.path, [{"request": flagged(recorded_request(), "Error: division by zero"),
+                                     "response": RESPONSE}])
+
+
+@pytest.mark.parametrize("words", ["Error: 'calculator' raised ZeroDivisionError: division by zero",
+                                   "Error: not run: this call already failed",
+                                   [{"type": "text", "text": "Error: the tool failed"}]])
+def test_ignored_8_the_words_of_an_error_result(words):
+    assert FAILED.find(flagged(recorded_request(), words)) == RESPONSE
+
+
+def test_kept_8_whether_a_result_failed():
+    """The same words, unflagged, are a success: a different conversation (and the flag is named first)."""
+    def unflagged(request):
+        results_message(request)[0]["content"] = "Error: division by zero"
+    request = variant(unflagged)
+    assert FAILED.find(request) is None
+    difference = FAILED.nearest_difference(request)
+    assert difference.path == "messages.2.content.0.is_error"
+    assert (difference.recorded, difference.yours) == (True, False)
+
+
+def test_kept_8_a_failure_where_a_success_was_recorded():
+    assert not matches(flagged(recorded_request(), "36"))
+
+
+def test_kept_8_the_checks_still_read_an_errors_words():
+    """canonical_blocks, which the checks compare histories with, keeps an error's words: only replay drops them."""
+    from looplab.recordings import canonical_blocks
+    block = {"type": "tool_result", "tool_use_id": CALL_A, "content": "Error: x", "is_error": True}
+    assert canonical_blocks([block])[0]["content"] == [{"type": "text", "text": "Error: x"}]
