@@ -11,6 +11,7 @@ import pytest
 os.environ.pop("ANTHROPIC_API_KEY", None)
 os.environ["LOOPLAB_MODE"] = "offline"
 os.environ.pop("LOOPLAB_LANG", None)  # each notebook speaks its own language (below); a test wanting another says so
+os.environ.pop("LOOPLAB_NOTEBOOK_LANG", None)  # what a notebook says with looplab.speak: never the shell's
 
 # Notebooks under tests/ are fixtures (opened by the browser test, fed to the grader), not
 # notebooks to check with nbval.
@@ -19,14 +20,10 @@ collect_ignore_glob = ["tests/**/*.ipynb"]
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    """A notebook's kernel speaks the notebook's language, as under Jupyter's server: nbval starts the kernel
-    when a notebook's first cell is set up, and the kernel inherits JPY_SESSION_NAME, which names the
-    notebook (looplab.language reads its `looplab.lang`: solutions/fr/ run in French). Every other test
-    runs with no notebook named, so a French notebook run before it never makes it speak French."""
-    if item.fspath is not None and item.fspath.ext == ".ipynb":
-        os.environ["JPY_SESSION_NAME"] = str(item.fspath)
-    else:
-        os.environ.pop("JPY_SESSION_NAME", None)
+    """No test runs with a notebook named in JPY_SESSION_NAME, as no Jupyter server runs here: nbval's kernels run
+    the solutions as nbclient runs a notebook anywhere, and solutions/fr/ speak French because their set-up cell
+    says so (`looplab.speak("fr")`), which nbval's stored French outputs prove."""
+    os.environ.pop("JPY_SESSION_NAME", None)
 
 
 def pytest_collectstart(collector):

@@ -131,20 +131,19 @@ def generate(names: list[str] | None = None, course: Course = COURSE, solutions:
 
 
 @contextlib.contextmanager
-def speaking_its_language(path: Path):
-    """os.environ, while the block runs, as Jupyter's server sets it for a kernel running this notebook: its
-    path in JPY_SESSION_NAME, so the course's words follow the notebook's `looplab.lang` (and no LOOPLAB_LANG
-    of the maintainer's shell overrides it)."""
-    saved = {name: os.environ.get(name) for name in (language.SESSION, language.OVERRIDE)}
-    os.environ[language.SESSION] = str(Path(path).resolve())
-    os.environ.pop(language.OVERRIDE, None)
+def no_language_chosen():
+    """os.environ, while the block runs, with no LOOPLAB_LANG, LOOPLAB_NOTEBOOK_LANG or JPY_SESSION_NAME: as nbclient, nbconvert or
+    papermill run a notebook anywhere, with no Jupyter server to name it. A notebook speaks its language all the
+    same, because it says it (a translated set-up cell's `looplab.speak`), and no LOOPLAB_LANG of the maintainer's
+    shell overrides it."""
+    saved = {name: os.environ.get(name) for name in (language.SESSION, language.OVERRIDE, language.SPOKEN)}
+    for name in saved:
+        os.environ.pop(name, None)
     try:
         yield
     finally:
         for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
+            if value is not None:
                 os.environ[name] = value
 
 
@@ -156,7 +155,7 @@ def execute(path: Path, kernels: ForkedKernels | None = None) -> None:
     # full: a forked kernel goes there from its template's folder, not from this process's.
     options = dict(timeout=EXECUTION_TIMEOUT, coalesce_streams=True,
                    resources={"metadata": {"path": str(Path(path).resolve().parent)}})
-    with offline_environ(), speaking_its_language(path):  # the kernel inherits both
+    with offline_environ(), no_language_chosen():  # the kernel inherits both
         if kernels is None:
             NotebookClient(notebook, kernel_name="python3", **options).execute()
         else:
@@ -180,7 +179,7 @@ class ForkedKernels:
     as in the grader: a kernel spec naming the `looplab-fork` provisioner, given to the kernel manager.
 
     A forked kernel is each notebook's own, as a fresh one is: its environment is the one `execute`
-    sets for that notebook (offline, JPY_SESSION_NAME naming it), its folder the notebook's, and it is
+    sets for that notebook (offline, no language chosen), its folder the notebook's, and it is
     shut down after it. One template per language, a new interpreter started offline (no ANTHROPIC_*
     variable) and speaking it: some words are read once, when their module is imported
     (looplab.loop.SYSTEM_PROMPT: a kernel runs one notebook), so a template forked from this process,

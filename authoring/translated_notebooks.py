@@ -3,8 +3,10 @@
     solutions/<lang>/<stem>.ipynb   the English solution's cells, same ids, same code, with the words of
                                     translations/<lang>/<stem>.toml (notebook_translations.py says its format):
                                     each markdown cell replaced whole, each code cell's comments and word-holding
-                                    strings replaced token by token; metadata `looplab.lang`; outputs stored by
-                                    running it offline, on the recording of its language, as the English ones get theirs
+                                    strings replaced token by token; metadata `looplab.lang`, and a line of its
+                                    set-up cell, `looplab.speak("<lang>")`, so that it speaks its language however
+                                    it is run; outputs stored by running it offline, on the recording of its
+                                    language, as the English ones get theirs
     notebooks/<lang>/<stem>.ipynb   its learner copy, made by learner_notebooks.learner_version like the English
 
 `python -m authoring notebooks` runs this after the English notebooks (regenerate.py). A notebook whose
@@ -23,14 +25,19 @@ from pathlib import Path
 
 import nbformat
 
+from looplab.catalogue import words
 from looplab.course import COURSE, Course
-from looplab.language import LANGUAGES, SOURCE
+from looplab.language import LANGUAGES, SOURCE, using
 from looplab.notebook_source import without_magics
 
 from . import NOTEBOOKS, SOLUTIONS
 from .notebook_translations import TRANSLATIONS, code_words, read, replaced_tokens, untranslated
 
 TRANSLATED = tuple(language for language in LANGUAGES if language != SOURCE)
+WORDS = words(__file__)  # texts/translated_notebooks.toml
+SETUP_TAG = "setup"
+PACKAGE_IMPORT = "import looplab"
+SPEAK = 'looplab.speak("{language}")'  # the line a translated set-up cell gains after PACKAGE_IMPORT
 
 
 def solutions_in(language: str, solutions: Path = SOLUTIONS) -> Path:
@@ -55,9 +62,24 @@ def translated(solution: nbformat.NotebookNode, cells: dict, language: str) -> n
             cell.source = text if cell.source.endswith("\n") else text.rstrip("\n")
         elif cell.cell_type == "code":
             cell.source = replaced_tokens(cell.source, code_words(entry.get("code", [])))
+            if SETUP_TAG in cell.metadata.get("tags", []):
+                cell.source = speaking(cell.source, language)
             cell.outputs = []
             cell.execution_count = None
     return notebook
+
+
+def speaking(source: str, language: str) -> str:
+    """The set-up cell with `looplab.speak("<language>")` after its `import looplab`: the notebook says its
+    language in what it runs, so nbclient, nbconvert, papermill or VS Code need no Jupyter server to tell it."""
+    lines = source.split("\n")
+    if PACKAGE_IMPORT not in lines:
+        raise ValueError(f"a set-up cell without a line `{PACKAGE_IMPORT}`, where a translated notebook says its "
+                         f"language: add it to the English set-up cell")
+    with using(language):
+        comment = WORDS("speaks")
+    at = lines.index(PACKAGE_IMPORT) + 1
+    return "\n".join(lines[:at] + [f"{SPEAK.format(language=language)}  {comment}"] + lines[at:])
 
 
 def write_solutions(names: list[str] | None, language: str, course: Course = COURSE, solutions: Path = SOLUTIONS,
@@ -103,6 +125,16 @@ class _WordsSetAside(ast.NodeTransformer):
 
 
 def program_shape(source: str) -> str:
-    """A code cell's program with its comments and string literals set aside (ast.dump, magics left out):
-    a translated cell must have the same shape as its English one."""
-    return ast.dump(_WordsSetAside().visit(ast.parse(without_magics(source))))
+    """A code cell's program with its comments and string literals set aside (ast.dump, magics left out), and the
+    set-up cell's `looplab.speak(...)` line, the one statement a translation adds: a translated cell must have the
+    same shape as its English one."""
+    tree = ast.parse(without_magics(source))
+    tree.body = [statement for statement in tree.body if not _speaks(statement)]
+    return ast.dump(_WordsSetAside().visit(tree))
+
+
+def _speaks(statement: ast.stmt) -> bool:
+    """`looplab.speak("<language>")`, the line `speaking` adds."""
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "speak"
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == "looplab")

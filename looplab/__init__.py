@@ -23,11 +23,12 @@ _HOMES = {
     "NotRecordedError": "transport",
     "HistoryViewer": "viewer", "show_history": "viewer",
     "check": "checks", "hint": "checks", "progress": "checks",
+    "speak": "language",
 }
 
 __all__ = [
     "MODEL", "HistoryViewer", "NotRecordedError", "check", "client", "current_mode", "hint", "progress",
-    "show_history", "tools", "traffic",
+    "show_history", "speak", "tools", "traffic",
 ]
 
 

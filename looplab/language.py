@@ -3,9 +3,12 @@
 The course's words follow the notebook being run, never the machine: every French laptop sets
 LANG=fr_FR.UTF-8, and an English learner on it must still read English. In order:
 1. LOOPLAB_LANG, when set, overrides everything (a teacher's choice, a test's);
-2. the notebook the kernel runs, by its metadata `looplab.lang`: Jupyter's server tells the
-   kernel its notebook in JPY_SESSION_NAME (so does the grader, and the test runner for nbval);
-3. English.
+2. what the notebook says itself: a translated notebook's set-up cell calls `looplab.speak("fr")`, so it
+   speaks French however it is run (JupyterLab, nbclient, nbconvert, papermill, VS Code, Colab), and so do
+   the programs it starts (notebook 4's agent.py, notebook 5's MCP server), which inherit SPOKEN;
+3. the notebook the kernel runs, by its metadata `looplab.lang`: Jupyter's server tells the
+   kernel its notebook in JPY_SESSION_NAME (nbclient, nbconvert and papermill never do);
+4. English.
 The grader, which judges many notebooks in one process, says the language of each with `using`.
 """
 
@@ -21,6 +24,7 @@ LANGUAGES = ("en", "fr")  # the course's languages; the first is the source ever
 SOURCE = LANGUAGES[0]
 OVERRIDE = "LOOPLAB_LANG"
 SESSION = "JPY_SESSION_NAME"  # set by jupyter_server for each kernel: the path of the notebook it runs
+SPOKEN = "LOOPLAB_NOTEBOOK_LANG"  # set by `speak`: the notebook's word, for its kernel and the programs it starts
 
 # The languages `using` blocks have set, innermost last. A context variable, not a list: the grader judges
 # several notebooks at once (asyncio tasks, each check point in a thread started by asyncio.to_thread, which
@@ -51,6 +55,14 @@ def _of_session() -> str | None:
         return None
 
 
+def speak(language: str) -> None:
+    """The notebook says which language it speaks: `looplab.speak("fr")` in a French notebook's set-up cell.
+
+    Its kernel then speaks it with no help from a Jupyter server (see the module's docstring), and so does every
+    program the notebook starts, which inherits the kernel's environment; LOOPLAB_LANG still overrides it."""
+    os.environ[SPOKEN] = checked(language)
+
+
 def current() -> str:
     """The language the course speaks now (see the module's docstring for the order)."""
     chosen = _chosen.get()
@@ -58,7 +70,7 @@ def current() -> str:
         return chosen[-1]
     if os.environ.get(OVERRIDE, "").strip():
         return checked(os.environ[OVERRIDE].strip().lower())
-    return checked(_of_session() or SOURCE)
+    return checked(os.environ.get(SPOKEN, "").strip().lower() or _of_session() or SOURCE)
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ from looplab.recordings import RECORDINGS_DIR, recording_path
 
 @pytest.fixture(autouse=True)
 def no_choice(monkeypatch):
-    for name in (language.OVERRIDE, language.SESSION):
+    for name in (language.OVERRIDE, language.SPOKEN, language.SESSION):  # put back as they were after each test
         monkeypatch.delenv(name, raising=False)
 
 
@@ -33,6 +33,28 @@ def test_the_notebook_the_kernel_runs_says_its_language(monkeypatch, tmp_path):
     assert language.current() == "en"
     monkeypatch.setenv(language.SESSION, str(tmp_path / "gone.ipynb"))
     assert language.current() == "en"
+
+
+def test_a_notebook_that_says_its_language_speaks_it_without_a_server(monkeypatch, tmp_path):
+    """`looplab.speak("fr")`, a French notebook's set-up line, needs no JPY_SESSION_NAME; a program the notebook
+    starts inherits it; it wins over the metadata a server names, LOOPLAB_LANG wins over it, and a language the
+    course lacks is refused by name."""
+    import subprocess
+    import sys
+
+    import looplab
+
+    looplab.speak("fr")
+    assert language.current() == "fr"
+    started = subprocess.run([sys.executable, "-c", "from looplab import language; print(language.current())"],
+                             capture_output=True, text=True, check=True)
+    assert started.stdout.strip() == "fr"
+    monkeypatch.setenv(language.SESSION, notebook(tmp_path, "en"))
+    assert language.current() == "fr"
+    monkeypatch.setenv(language.OVERRIDE, "en")
+    assert language.current() == "en"
+    with pytest.raises(ValueError, match="looplab speaks en, fr; got 'de'"):
+        looplab.speak("de")
 
 
 def test_looplab_lang_overrides_the_notebook_and_using_overrides_both(monkeypatch, tmp_path):

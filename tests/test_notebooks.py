@@ -166,20 +166,20 @@ def run_all():
 @pytest.mark.parametrize("name", EXPECTED_NOTEBOOKS)
 def test_learner_notebook_runs_to_the_end_failing_only_at_the_exercises(name, spoken, request, run_all):
     """Run All offline reaches the last cell; only the exercise stubs and their checks fail on the way (the
-    French learner notebook too, in French: the kernel is told its notebook, as Jupyter tells it).
+    French learner notebook too, in French: no server names it and no LOOPLAB_LANG is set, so it says it itself).
 
     tests/browser/test_run_all.py checks the same of the notebooks it runs, in a real JupyterLab: when it runs
     one in this session, this leaves it to the browser rather than run it twice (see left_to_the_browser).
     Without the browser, or with the browser tests deselected, every learner notebook is run here.
     """
-    from authoring.learner_notebooks import speaking_its_language
+    from authoring.learner_notebooks import no_language_chosen
 
     if (name, spoken) in left_to_the_browser(request.session):
         pytest.skip("Run All of this notebook is checked in JupyterLab by tests/browser/test_run_all.py")
     path = learner_notebook(name, spoken)
     if not path.exists():
         pytest.fail(f"no {path.relative_to(NOTEBOOKS.parent)}: finish its translation, then `make notebooks`")
-    with speaking_its_language(path):
+    with no_language_chosen():
         cells = run_all(path, spoken)
     check_fails_only_at_the_exercises(cells, spoken)
 
@@ -213,3 +213,19 @@ def test_raises_exception_cells_really_raise_in_the_solutions(solution):
             assert any(output.output_type == "error" for output in cell.outputs), cell.source
         elif cell.cell_type == "code":
             assert not any(output.output_type == "error" for output in cell.outputs), cell.source
+
+
+def test_a_french_notebook_speaks_french_under_plain_nbclient():
+    """Run by nbclient in a fresh kernel, with no Jupyter server to name it and no LOOPLAB_LANG, a French notebook's
+    set-up cell speaks French: the notebook says its language itself (`looplab.speak("fr")`), so nbconvert, papermill
+    or VS Code need nothing more. (nbval runs every French solution the same way, against its stored outputs.)"""
+    from authoring.learner_notebooks import no_language_chosen
+
+    path = learner_notebook(EXPECTED_NOTEBOOKS[0], "fr")
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells = [cell for cell in notebook.cells if "setup" in tags(cell)]
+    with no_language_chosen():
+        NotebookClient(notebook, kernel_name="python3", timeout=120,
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+    said = "".join(output.get("text", "") for output in notebook.cells[0].outputs)
+    assert "looplab : hors ligne, les réponses viennent de l'enregistrement" in said, said
