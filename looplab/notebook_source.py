@@ -64,59 +64,30 @@ KERNEL_CELL = re.compile(r"ipykernel_\d+[/\\]\d+\.py$|^<ipython-input-")
 
 
 def definitions(cells: list[str], names: list[str]) -> str:
-    """Python source defining `names` as the notebook's cells last defined them, in the order of `names`: the
-    learner's own code, for a program a notebook writes from its cells (notebook 5's agent_toolbox.py and
-    toolbox_server.py, notebook 6's agent_robust.py). Pass IPython's `In`.
+    """Python source defining `names` as the notebook's cells last defined them, with everything of the cells they
+    use: the learner's own code, for a program a notebook writes from its cells (notebook 5's agent_toolbox.py
+    and toolbox_server.py, notebook 6's agent_robust.py). Pass IPython's `In`.
 
-    For each name, the last top-level statement of the cells binding it (a `def` or `class` with its
-    decorators, an assignment), not the rest of its cell (a try-it line after a function is left out); the
-    imports of the cells it came from go first, so the program has what those cells had. A kernel that keeps
-    no history (nbval runs cells so) leaves `In` empty: then the cells are the ones the kernel compiled, as it
-    keeps them for its tracebacks, in the order they first ran. A name no cell binds is a NameError saying
-    to run the notebook's cells first (a program without it would fail only when run)."""
-    import ast
+    For each name, the last top-level statement of the cells binding it (a `def` or `class` with its decorators,
+    an assignment), not the rest of its cell (a try-it line after a function is left out), then the later
+    statements that changed what it holds (`TOOL_REGISTRY["calculator"] = {...}`, `.update(...)`, a loop filling
+    it); and, followed back, the definitions of the names those use (a helper, a table of rows, an exception
+    class), so that the program runs as the notebook did. A name used that no cell defines stays free, and so does
+    one a cell last imported (MODEL, calculator): the program's own head imports what the course gives. The
+    imports of the cells the statements came from go first; the statements follow in the order the cells ran
+    them and the names are asked in, a statement moved only after what it needs as it runs (program_source.py
+    reads the cells for all this). A kernel that keeps no history (nbval runs cells so) leaves `In` empty: then
+    the cells are the ones the kernel compiled, as it keeps them for its tracebacks, in the order they first ran.
+    A name asked for that no cell binds is a NameError saying to run the notebook's cells first (a program
+    without it would fail only when run)."""
+    from .program_source import Unbound, program
 
     if not any(isinstance(cell, str) and cell.strip() for cell in cells):
         cells = kernel_cells()
-    imports: list[str] = []
-    parts: list[str] = []
-    for name in names:
-        latest = None
-        for cell in cells:
-            source = without_magics(cell) if isinstance(cell, str) else ""
-            try:
-                tree = ast.parse(source)
-            except (SyntaxError, ValueError):
-                continue
-            for statement in tree.body:
-                if _binds(statement, name):
-                    latest = (source, tree, statement)
-        if latest is None:
-            raise NameError(WORDS("not_defined", name=name))
-        source, tree, statement = latest
-        imports += [_segment(source, node) for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
-                    and _segment(source, node) not in imports]
-        if _segment(source, statement) not in parts:
-            parts.append(_segment(source, statement))
-    return "".join(f"{line}\n" for line in imports) + "\n\n" + "\n\n\n".join(parts) + "\n"
-
-
-def _segment(source: str, statement) -> str:
-    """A top-level statement's lines, decorators included (`ast` starts a decorated `def` at the `def`)."""
-    lines = source.splitlines()
-    first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])])
-    return "\n".join(lines[first - 1:statement.end_lineno])
-
-
-def _binds(statement, name: str) -> bool:
-    """Does this top-level statement define `name` (def, class) or assign it (`name = ...`, `name: T = ...`)?"""
-    import ast
-
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return statement.name == name
-    targets = statement.targets if isinstance(statement, ast.Assign) else (
-        [statement.target] if isinstance(statement, ast.AnnAssign) and statement.value is not None else [])
-    return any(isinstance(target, ast.Name) and target.id == name for target in targets)
+    try:
+        return program([without_magics(cell) if isinstance(cell, str) else "" for cell in cells], names)
+    except Unbound as missing:
+        raise NameError(WORDS("not_defined", name=missing.name)) from None
 
 
 def kernel_cells() -> list[str]:
