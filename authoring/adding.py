@@ -27,7 +27,8 @@ class Part:
 PARTS = (
     Part("its entry in the course manifest: stem, title, what the learner builds, checks module, reference "
          "module, exercises (id, the name its check cell passes, title, points, where the course's own version "
-         "lives, `since` once the course is published), the names its set-up provides to later notebooks",
+         "lives, `since` once the course is published, `checked_with` for a name its check needs to hold something "
+         "else), the names its set-up provides to later notebooks",
          "looplab/course.py"),
     Part("the solution notebook, the source of the learner's copy; metadata "
          '`{"looplab": {"course_version": "<COURSE.version>"}}`', "solutions/<stem>.ipynb"),

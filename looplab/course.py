@@ -18,7 +18,8 @@ Why the earlier pieces are listed: a learner's bug in notebook 1 must never fail
 notebook 3. While an exercise is checked, every name an earlier exercise built, and every name the
 notebooks' set-up provides, is swapped in the learner's namespace for the course's reference
 object. That list is derived from the order of the course (`Course.earlier_pieces`), never kept by
-hand.
+hand. An exercise whose check needs a name to hold something the notebook does not (5.3's registry,
+with tools the check adds) says so in its own `checked_with`, swapped in last.
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ class Exercise:
     points: int
     reference: str  # where the course's own version lives, "module:attribute"
     since: str | None = None  # the course version that added it (one of Course.versions); None: the first
+    # Names swapped in while this exercise alone is checked, name -> the course's object ("module:attribute"), over
+    # the earlier pieces: what its check needs a name of the learner's to hold that the notebook does not (5.3's
+    # TOOL_REGISTRY holds two tools more: looplab.toolbox.CHECKED_REGISTRY). Never the exercise's own name.
+    checked_with: dict[str, str] = field(default_factory=dict, hash=False)
 
     @property
     def said_title(self) -> str:
@@ -143,6 +148,9 @@ class Course:
         if problems:
             raise ValueError("; ".join(problems))
         for exercise in self.exercises:
+            if exercise.name in exercise.checked_with:
+                raise ValueError(f"Exercise {exercise.id} is checked with another object under its own name "
+                                 f"{exercise.name!r} (checked_with): the object checked is the learner's")
             if exercise.since is not None and exercise.since not in self.versions:
                 raise ValueError(f"Exercise {exercise.id} is since {exercise.since!r}, which is not one of the "
                                  f"course's versions ({', '.join(self.versions)})")
@@ -241,7 +249,14 @@ class Course:
 
     def earlier_pieces(self, exercise_id: str) -> dict[str, str]:
         """What the exercise may lean on, name -> the course's object: every name provided by its
-        notebook's set-up and the ones before, and every earlier exercise's name; not its own."""
+        notebook's set-up and the ones before, and every earlier exercise's name; not its own. Last, the
+        exercise's own `checked_with`, over those: what its check puts under a name while it runs.
+
+        Swapped in the learner's namespace while the exercise is checked, in-process (checks/core.py `isolated`)
+        and in the grader's kernel alike (each named by its target with every call, resolved by the kernel's
+        package: looplab/withheld.py). A value made from an exercise's reference reaches a graded kernel only once
+        that exercise is judged, so a `checked_with` value is made from none: it is there whatever the order of
+        the notebook's check cells."""
         own = self.exercise(exercise_id)
         pieces: dict[str, str] = {}
         for notebook in self.notebooks:
@@ -249,6 +264,7 @@ class Course:
             for exercise in notebook.exercises:
                 if exercise.id == exercise_id:
                     pieces.pop(own.name, None)
+                    pieces.update(own.checked_with)
                     return pieces
                 pieces[exercise.name] = exercise.reference
         raise KeyError(exercise_id)
@@ -303,7 +319,10 @@ COURSE = Course(
             exercises=(
                 Exercise("5.1", "TOOL_REGISTRY", "TOOL_REGISTRY", 2, "looplab.toolbox:TOOL_REGISTRY"),
                 Exercise("5.2", "tool_definitions", "tool_definitions", 2, "looplab.toolbox:tool_definitions"),
-                Exercise("5.3", "run_tool", "run_tool, dispatch by name", 2, "looplab.toolbox:run_tool"),
+                # While 5.3 is checked, TOOL_REGISTRY holds two tools more (looplab/toolbox.py): one added after
+                # run_tool was defined, one that raises KeyError inside.
+                Exercise("5.3", "run_tool", "run_tool, dispatch by name", 2, "looplab.toolbox:run_tool",
+                         checked_with={"TOOL_REGISTRY": "looplab.toolbox:CHECKED_REGISTRY"}),
                 Exercise("5.4", "FORCE_WEATHER", "FORCE_WEATHER, a tool_choice", 1, "looplab.toolbox:FORCE_WEATHER"),
                 Exercise("5.5", "agent_turn", "agent_turn with a toolbox", 3, "looplab.toolbox:agent_turn"),
             ),
@@ -315,13 +334,15 @@ COURSE = Course(
             "06_when_calls_go_wrong", "When calls go wrong", "looplab.checks.notebook6",
             builds="a harness that survives bad tool calls: error results the model reads, a guard against repeats",
             references="looplab.robust",
-            exercises=(
-                Exercise("6.1", "run_tool", "run_tool, every failure", 3, "looplab.robust:run_tool"),
-                Exercise("6.2", "agent_turn", "agent_turn, flagging only failures", 3, "looplab.robust:agent_turn"),
-                Exercise("6.3", "agent_turn", "agent_turn with a repeat guard", 2, "looplab.robust:agent_turn"),
+            exercises=(  # checked with the registry of looplab/robust.py: its tools and those that fail on purpose
+                Exercise("6.1", "run_tool", "run_tool, every failure", 3, "looplab.robust:run_tool",
+                         checked_with={"TOOL_REGISTRY": "looplab.robust:CHECKED_REGISTRY"}),
+                Exercise("6.2", "agent_turn", "agent_turn, flagging only failures", 3, "looplab.robust:agent_turn",
+                         checked_with={"TOOL_REGISTRY": "looplab.robust:CHECKED_REGISTRY"}),
+                Exercise("6.3", "agent_turn", "agent_turn with a repeat guard", 2, "looplab.robust:agent_turn",
+                         checked_with={"TOOL_REGISTRY": "looplab.robust:CHECKED_REGISTRY"}),
             ),
-            # While its checks run, the registry holds two tools that fail on purpose (looplab/robust.py).
-            provides={"TOOL_REGISTRY": "looplab.robust:CHECKED_REGISTRY", "TOOLS": "looplab.robust:TOOLS"},
+            provides={"TOOLS": "looplab.robust:TOOLS"},
         ),
     ),
 )

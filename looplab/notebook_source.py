@@ -63,7 +63,7 @@ def checked_names(source: str) -> dict[str, str]:
 KERNEL_CELL = re.compile(r"ipykernel_\d+[/\\]\d+\.py$|^<ipython-input-")
 
 
-def definitions(cells: list[str], names: list[str]) -> str:
+def definitions(cells: list[str], names: list[str], head: str = "") -> str:
     """Python source defining `names` as the notebook's cells last defined them, with everything of the cells they
     use: the learner's own code, for a program a notebook writes from its cells (notebook 5's agent_toolbox.py
     and toolbox_server.py, notebook 6's agent_robust.py). Pass IPython's `In`.
@@ -72,8 +72,9 @@ def definitions(cells: list[str], names: list[str]) -> str:
     an assignment), not the rest of its cell (a try-it line after a function is left out), then the later
     statements that changed what it holds (`TOOL_REGISTRY["calculator"] = {...}`, `.update(...)`, a loop filling
     it); and, followed back, the definitions of the names those use (a helper, a table of rows, an exception
-    class), so that the program runs as the notebook did. A name used that no cell defines stays free, and so does
-    one a cell last imported (MODEL, calculator): the program's own head imports what the course gives. The
+    class), so that the program runs as the notebook did. A name used that no cell defines stays free; one a cell
+    last imported comes with that import (`import json` in a cell of its own), unless `head`, the program's own
+    first lines, already binds it (MODEL, calculator: the head imports what the course gives). The
     imports of the cells the statements came from go first; the statements follow in the order the cells ran
     them and the names are asked in, a statement moved only after what it needs as it runs (program_source.py
     reads the cells for all this). A kernel that keeps no history (nbval runs cells so) leaves `In` empty: then
@@ -85,7 +86,7 @@ def definitions(cells: list[str], names: list[str]) -> str:
     if not any(isinstance(cell, str) and cell.strip() for cell in cells):
         cells = kernel_cells()
     try:
-        return program([without_magics(cell) if isinstance(cell, str) else "" for cell in cells], names)
+        return program([without_magics(cell) if isinstance(cell, str) else "" for cell in cells], names, head)
     except Unbound as missing:
         raise NameError(WORDS("not_defined", name=missing.name)) from None
 

@@ -89,11 +89,12 @@ def segment(source: str, node: ast.stmt) -> str:
     return "\n".join(lines[first - 1:node.end_lineno])
 
 
-def program(sources: list[str], names: list[str]) -> str:
+def program(sources: list[str], names: list[str], head: str = "") -> str:
     """Python source making `names` as the cells last made them, with all the cells made that they use: first the
-    imports of the cells the statements come from (and a name asked for that a cell last imported), then the
-    statements. Raises Unbound for a name asked for that no cell binds."""
-    cells = Cells(sources, names)
+    imports of the cells the statements come from (and of each name used that a cell last imported, unless `head`,
+    the lines the program starts with, binds it), then the statements. Raises Unbound for a name asked for that no
+    cell binds."""
+    cells = Cells(sources, names, _bound_by(head))
     statements = cells.needed()
     imports: list[str] = []
     for statement in statements:
@@ -108,8 +109,8 @@ def program(sources: list[str], names: list[str]) -> str:
 class Cells:
     """The cells' top-level statements, in the order they ran, and the program `names` needs from them."""
 
-    def __init__(self, sources: list[str], names: list[str]):
-        self.names, self.asked = list(names), set(names)
+    def __init__(self, sources: list[str], names: list[str], given: set[str] = frozenset()):
+        self.names, self.asked, self.given = list(names), set(names), set(given)
         self.statements: list[Statement] = []
         self._imports: dict[int, list[str]] = {}
         for number, source in enumerate(sources):
@@ -169,12 +170,12 @@ class Cells:
         return self._writes[function]
 
     def resolved(self, name: str) -> list[Statement]:
-        """The chain a name the program uses stands for, or none: a name the cells last imported stays free (the
-        program's head imports what the course gives, and a statement's cell's imports come with it), and a name
+        """The chain a name the program uses stands for, or none: a name the cells last imported is that import,
+        unless the program's head binds it already (`given`: the head imports what the course gives), and a name
         Python has built in (`input`, `type`) stays the builtin unless a cell defines it with def or class (a
         try-it loop's `for input in ...` is no definition)."""
         found = self.chain(name)
-        if not found or isinstance(found[0].node, IMPORTS):
+        if not found or (isinstance(found[0].node, IMPORTS) and name in self.given):
             return []
         if name in BUILTINS and not isinstance(found[0].node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return []
@@ -351,6 +352,14 @@ def _bound_in(statements: list[ast.AST]) -> set[str]:
         elif isinstance(node, ast.MatchMapping) and node.rest:
             bound.add(node.rest)
     return bound
+
+
+def _bound_by(head: str) -> set[str]:
+    """The names a program's first lines bind at their top level (its imports, mostly)."""
+    try:
+        return _bound_in(ast.parse(head).body)
+    except (SyntaxError, ValueError):
+        return set()
 
 
 def _import_of(node: ast.Import | ast.ImportFrom, names: set[str]) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import itertools
 import operator
 
 from .catalogue import words
@@ -94,8 +95,12 @@ TOOLS = [{"name": name, **entry["schema"]} for name, entry in TOOL_REGISTRY.item
 
 
 def run_tool(name: str, tool_input) -> tuple[str, bool]:
-    """Run the tool the model asked for: (its text, False), or (an "Error: ..." text, True). Never raises."""
-    entry = TOOL_REGISTRY.get(name) if isinstance(name, str) else None
+    """Run the tool the model asked for: (its text, False), or (an "Error: ..." text, True). Never raises.
+
+    It looks the tool up at each call, in the registry the checks play with (CHECKED_REGISTRY: TOOL_REGISTRY and
+    the tools the checks add), so that a learner's agent_turn checked with this run_tool meets those tools too.
+    The model is only ever offered TOOLS, so a conversation never reaches the others."""
+    entry = CHECKED_REGISTRY.get(name) if isinstance(name, str) else None
     if entry is None:
         return f"Error: unknown tool {name!r}", True  # the model has the list: it is sent with every request
     if not isinstance(tool_input, dict):
@@ -107,7 +112,7 @@ def run_tool(name: str, tool_input) -> tuple[str, bool]:
         return f"Error: bad arguments for {name!r}: {error}", True
     try:
         return str(function(*arguments.args, **arguments.kwargs)), False
-    except Exception as error:  # the tool itself failed, whatever the exception
+    except Exception as error:  # the tool itself failed, whatever the exception: named as `Type: message`
         return f"Error: {name!r} raised {type(error).__name__}: {error}", True
 
 
@@ -145,6 +150,7 @@ def agent_turn(client, messages: list, max_iterations: int = 10, system: str = S
 
 
 # --- what the checks play -------------------------------------------------------------------------------
+# Tools no conversation of the notebook calls (they are not in TOOLS): each shows one way a harness can go wrong.
 
 def explode() -> str:
     """A tool that fails while it runs, with no arguments at fault."""
@@ -156,14 +162,68 @@ def shout(text: str) -> str:
     return text.upper() + 1
 
 
+SETTINGS = {"units": "metric", "language": "en"}
+
+
+def read_setting(name: str) -> str:
+    """A tool that raises KeyError from inside for a setting it lacks: a registered tool failing, not an unknown one."""
+    return SETTINGS[name]
+
+
+def count_words(text: str) -> int:
+    """A tool whose result is a number, not a text: run_tool turns it into one."""
+    return len(text.split())
+
+
+def last_log_line() -> str:
+    """A tool that succeeds with a text that starts with "Error: ": the last line of a log is data, whatever it says.
+    Only run_tool knows whether a call failed; the text cannot tell."""
+    return "Error: backup of /home failed at 03:00 (disk full)"
+
+
+VERSIONS = ("version 1", "version 2")  # what the two functions of the tool "version" answer
+
+
+def version_one() -> str:
+    """A tool swapped for another in the registry each time it runs, as a program (or a test's monkeypatch) may
+    swap a registry's function: a run_tool that kept the function from an earlier call answers with the old one."""
+    CHECKED_REGISTRY["version"]["function"] = version_two
+    return VERSIONS[0]
+
+
+def version_two() -> str:
+    """version_one's other half: answers "version 2", and puts version_one back in the registry."""
+    CHECKED_REGISTRY["version"]["function"] = version_one
+    return VERSIONS[1]
+
+
+_RUNS = itertools.count(1)
+
+
+def fetch_page(url: str) -> str:
+    """A tool that cannot reach the network: it raises ConnectionError, numbering each run of it, so that a check can
+    tell a call that ran again from one answered without running (the repeat guard's "do not run it")."""
+    raise ConnectionError(f"no answer from {url} (run #{next(_RUNS)})")
+
+
+def _checked(function, description: str, properties: dict) -> dict:
+    """A registry entry for a tool the checks add: the function, and a schema with every parameter required."""
+    return {"function": function,
+            "schema": {"description": description,
+                       "input_schema": {"type": "object", "properties": properties, "required": list(properties)}}}
+
+
+_TEXT = {"type": "string"}
+
 # While a check of notebook 6 runs, the notebook's TOOL_REGISTRY is this one (looplab/course.py: `provides`):
-# its tools and two that fail on purpose, so that a harness meets every kind of failure, the grader's way too.
+# its tools and those above, so that a harness meets every kind of failure, the grader's way too.
 CHECKED_REGISTRY = {
     **TOOL_REGISTRY,
-    "explode": {"function": explode,
-                "schema": {"description": "Fails.", "input_schema": {"type": "object", "properties": {}}}},
-    "shout": {"function": shout,
-              "schema": {"description": "Shouts a text.",
-                         "input_schema": {"type": "object", "properties": {"text": {"type": "string"}},
-                                          "required": ["text"]}}},
+    "explode": _checked(explode, "Fails.", {}),
+    "shout": _checked(shout, "Shouts a text.", {"text": _TEXT}),
+    "read_setting": _checked(read_setting, "Reads one setting by its name.", {"name": _TEXT}),
+    "count_words": _checked(count_words, "Counts the words of a text.", {"text": _TEXT}),
+    "last_log_line": _checked(last_log_line, "The last line of the server's log.", {}),
+    "version": _checked(version_one, "Says which version of the tool answered.", {}),
+    "fetch_page": _checked(fetch_page, "Fetches a web page.", {"url": _TEXT}),
 }

@@ -15,7 +15,7 @@ Order of the checks (the first one that finds something wins):
                  assistant ones. Every later rule may rely on this shape, which is how
                  `check_request` never raises, whatever it is given.
 2. tools      -- each tool in turn: its shape, then a custom tool's name (the API's pattern),
-                 then its `input_schema` (valid JSON Schema, draft 2020-12).
+                 then its `input_schema` (valid JSON Schema, draft 2020-12), whose `type` is "object".
 3. the rest of the request's top level (system, tool_choice, metadata...): shape and extras.
 4. empty content, then empty text blocks, then whitespace-only text blocks.
 5. tool_use ids: the pattern, then uniqueness across the whole history.
@@ -251,6 +251,21 @@ def _check_tools(body: dict) -> Violation | None:
         reason = api_shape.schema_error(tool["input_schema"])
         if reason is not None:
             return _violation("invalid_schema", f"tools.{k}", k=k, reason=reason)
+        found = _check_schema_type(tool["input_schema"], k)
+        if found is not None:
+            return found
+    return None
+
+
+def _check_schema_type(schema: dict, k: int) -> Violation | None:
+    """A tool's input is an object: the API types `input_schema.type` as the one value "object", required. A schema
+    without it is valid JSON Schema all the same, so jsonschema passes it; the API's own validation refuses it, in
+    pydantic's words (`tools.0.custom.input_schema.type: Field required`, `... Input should be 'object'`)."""
+    loc = f"tools.{k}.custom.input_schema.type"
+    if "type" not in schema:
+        return _field_error("required", loc, f"tools.{k}")
+    if schema["type"] != "object":
+        return _violation("choice", f"tools.{k}", loc=loc, expected="'object'")
     return None
 
 

@@ -4,6 +4,10 @@ The two tools that join the calculator in notebook 5 come first, so that noteboo
 makes the calculator careless and the harness careful) takes the same ones from here; then the
 references of notebook 5's exercises (looplab/course.py names each one).
 
+Last come the two tools 5.3's check adds to the registry (CHECKED_REGISTRY, swapped in as TOOL_REGISTRY while 5.3 is
+checked, as notebook 6's checks swap in looplab.robust.CHECKED_REGISTRY): what only a registry that changes after
+run_tool is defined, or a tool that raises KeyError inside, shows of a dispatcher.
+
 The weather tool is a canned table on purpose: the course runs offline, and what notebooks 5 and 6
 teach is choosing and calling tools, not weather. Its table and texts are the series' own (stage 007
 of the-ai-coffee/ai-agent-from-scratch), so the series' stage tests pass against the learner's
@@ -122,3 +126,46 @@ def agent_turn(client, messages: list, max_iterations: int = 10, system: str = S
             tool_result(block, run_tool(block.name, block.input))
             for block in message.content if block.type == "tool_use"]})
     raise RuntimeError(WORDS("still_asking", max_iterations=max_iterations))  # notebook 2's words (texts/loop.toml)
+
+
+# --- what the checks of 5.3 play ------------------------------------------------------------------------------
+# Two tools no conversation of the notebook calls (they are not in TOOLS), each showing one way a dispatcher can go
+# wrong that the course's three tools cannot show.
+
+def reverse_text(text: str) -> str:
+    """A tool the learner's registry does not hold: the check puts it in TOOL_REGISTRY after run_tool was defined.
+    A run_tool that looks the name up at each call runs it; one working from what it took once (functions copied out
+    of the registry, the registry bound as a default argument) answers "unknown tool"."""
+    return text[::-1]
+
+
+PRICES = {"coffee": "2.50 EUR", "tea": "2.00 EUR"}
+
+
+def get_price(item: str) -> str:
+    """A registered tool that raises KeyError from inside for an item it lacks: a tool failing (notebook 6's
+    subject), never an unknown name. A run_tool that catches KeyError around the call to mean "not registered"
+    calls it unknown."""
+    return f"{item}: {PRICES[item]}"
+
+
+def _checked(function, description: str, *parameters: str) -> dict:
+    """An entry of the check's registry: the function, and a schema of its own (every parameter a required string)."""
+    properties = {name: {"type": "string"} for name in parameters}
+    return {"function": function, "schema": {"description": description, "input_schema": {
+        "type": "object", "properties": properties, "required": list(parameters)}}}
+
+
+# While 5.3 is checked, the notebook's TOOL_REGISTRY is this one (looplab/course.py: the exercise's `checked_with`),
+# in-process and in the grader's kernel alike: the course's three tools, in its order, then the two above.
+# Its schemas are the check's own, not TOOL_REGISTRY's (run_tool reads only the functions): made from no exercise's
+# reference, it is in the grader's edition from the start (looplab/grade/shared/withholding.py), so it is swapped in
+# whatever the order of the notebook's check cells. Made from TOOL_REGISTRY, it would wait for 5.1's judgement, and a
+# notebook that checks 5.1 after 5.3 would have its right run_tool judged with its own registry, which lacks them.
+CHECKED_REGISTRY = {
+    "calculator": _checked(calculator, "Arithmetic with + - * / and parentheses.", "expression"),
+    "get_weather": _checked(get_weather, "The weather in a city.", "city"),
+    "count_letters": _checked(count_letters, "How many times a letter occurs in a text.", "text", "letter"),
+    "reverse_text": _checked(reverse_text, "Writes a text backwards.", "text"),
+    "get_price": _checked(get_price, "The price of one item of the menu.", "item"),
+}

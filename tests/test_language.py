@@ -11,8 +11,9 @@ from looplab.recordings import RECORDINGS_DIR, recording_path
 
 @pytest.fixture(autouse=True)
 def no_choice(monkeypatch):
-    for name in (language.OVERRIDE, language.SPOKEN, language.SESSION):  # put back as they were after each test
-        monkeypatch.delenv(name, raising=False)
+    for name in (language.OVERRIDE, language.SPOKEN, language.SESSION):
+        monkeypatch.setenv(name, "")  # noted as it was, so that what a test sets (looplab.speak) is undone after it
+        monkeypatch.delenv(name)
 
 
 def notebook(tmp_path, lang=None):

@@ -118,10 +118,22 @@ def test_a_decorator_of_the_learners_own_with_its_cell_s_import():
 
 
 def test_a_name_defined_nowhere_in_the_cells_stays_free_for_the_program_s_head():
+    """A name no cell binds is the head's to give; one a cell imported, and the head imports too, is left to it."""
     cells = ["", "from looplab import MODEL", "def settings():\n    return MODEL, SYSTEM_PROMPT"]
-    program = definitions(cells, ["settings"])
-    assert "MODEL" not in program.split("def settings")[0]  # an import of the cells: the head's to give
+    program = definitions(cells, ["settings"], head="from looplab import MODEL\n")
+    assert "MODEL" not in program.split("def settings")[0]
     assert run(program, MODEL="m", SYSTEM_PROMPT="s")["settings"]() == ("m", "s")
+
+
+def test_an_import_in_a_cell_of_its_own_comes_with_the_code_that_uses_it():
+    """`import json` in a cell above the exercise (or added to the set-up cell): the program imports it too, only the
+    names it uses, and not what its head imports already."""
+    cells = ["", "import json, textwrap\nfrom looplab import MODEL, check", "def as_text(value):\n    return json.dumps(value)",
+             "def settings():\n    return MODEL"]
+    program = definitions(cells, ["as_text", "settings"], head="import sys\nfrom looplab import MODEL\n")
+    assert program.startswith("import json\n"), program
+    assert "textwrap" not in program and "check" not in program and "MODEL" not in program.split("def ")[0]
+    assert run(program, MODEL="m")["as_text"]({"a": 1}) == '{"a": 1}'
 
 
 def test_a_name_used_only_inside_a_function_defined_in_a_later_cell():

@@ -166,6 +166,25 @@ def test_bad_tool_name(bad_name):
     )
 
 
+SCHEMA_WITHOUT_TYPE = {"properties": {"expression": {"type": "string"}}, "required": ["expression"]}
+
+
+@pytest.mark.parametrize("schema, message", [
+    (SCHEMA_WITHOUT_TYPE, "tools.1.custom.input_schema.type: Field required"),
+    ({**SCHEMA_WITHOUT_TYPE, "type": "string"}, "tools.1.custom.input_schema.type: Input should be 'object'"),
+    ({**SCHEMA_WITHOUT_TYPE, "type": ["object"]}, "tools.1.custom.input_schema.type: Input should be 'object'"),
+], ids=["no type", "type string", "type as a list"])
+def test_an_input_schema_must_be_of_type_object(schema, message):
+    """Valid JSON Schema all the same (jsonschema takes it): the API's own types require "type": "object"."""
+    found = check_request(body(QUESTION, tools=[CALCULATOR, {**CALCULATOR, "name": "calc2", "input_schema": schema}]))
+    assert_violation(found, message, "tools.1")
+    assert "tools.1.custom.input_schema.type" in found.hint
+
+
+def test_an_input_schema_of_type_object_with_nothing_else_passes():
+    assert check_request(body(QUESTION, tools=[{**CALCULATOR, "input_schema": {"type": "object"}}])) is None
+
+
 def test_prefill():
     found = check_request(body(QUESTION, assistant(text("The answer is"))))
     assert_violation(found, PREFILL, "messages.1")

@@ -106,6 +106,23 @@ def test_the_plan_withholds_every_reference_and_what_is_made_of_a_value():
     assert withholding.answered_by("looplab.tools:CALCULATOR_TOOL") == {"1.2"}
 
 
+def test_what_an_exercise_is_checked_with_is_in_the_edition_from_the_start():
+    """An exercise's `checked_with` (5.3's TOOL_REGISTRY: looplab.toolbox.CHECKED_REGISTRY) is swapped in for every call
+    of its check, in a graded kernel too. Made from no exercise's reference, it is never left out, so it is there
+    whatever the order of the notebook's check cells (5.1's judged after 5.3's: the learner's own registry would stay,
+    and a right run_tool fail); and it answers no exercise by itself (the matrix above plays it too)."""
+    withholding = plan()
+    checked_with = {target for exercise in COURSE.exercises for target in exercise.checked_with.values()}
+    assert "looplab.toolbox:CHECKED_REGISTRY" in checked_with
+    for target in checked_with:
+        module, _, name = target.partition(":")
+        assert target not in withholding.values and name not in withholding.modules[module].left_out, target
+    # Its three course tools alone are no 5.1: its schemas are the check's own, not the registry's answer.
+    checked = resolve("looplab.toolbox:CHECKED_REGISTRY")
+    course_tools = {name: checked[name] for name in resolve("looplab.toolbox:TOOL_REGISTRY")}
+    assert not passes("5.1", course_tools)
+
+
 # --- the edition, as a kernel imports it --------------------------------------------------------------------
 
 READ_THE_EDITION = textwrap.dedent('''
@@ -125,6 +142,9 @@ READ_THE_EDITION = textwrap.dedent('''
     report["signatures"] = {e.id: str(inspect.signature(vars(importlib.import_module(e.reference.split(":")[0]))[
         e.reference.split(":")[1]])) for e in COURSE.exercises
         if e.reference.split(":")[1] in vars(importlib.import_module(e.reference.split(":")[0]))}
+    from looplab.withheld import course_object
+    report["checked_with"] = {target: sorted(course_object(target) or ()) for e in COURSE.exercises
+                              for target in e.checked_with.values()}
     print(json.dumps(report))
 ''')
 
@@ -162,6 +182,16 @@ def test_the_edition_leaves_out_every_value_and_keeps_every_signature(edition):
         assert not set(module_plan.left_out) & set(report["modules"][name]["names"]), name
     real = {e.id: str(inspect.signature(resolve(e.reference))) for e in COURSE.exercises if callable(resolve(e.reference))}
     assert report["signatures"] == real
+
+
+def test_the_edition_resolves_what_an_exercise_is_checked_with_with_no_course_line(edition):
+    """The kernel resolves each `checked_with` target itself (withheld.course_object), as it does every piece; the
+    functions inside (the check's tools) are the edition's own, kept."""
+    _, report = edition
+    assert report["checked_with"] == {target: sorted(resolve(target)) for e in COURSE.exercises
+                                      for target in e.checked_with.values()}
+    assert report["checked_with"]["looplab.toolbox:CHECKED_REGISTRY"]
+    assert {"reverse_text", "get_price"} <= set(report["modules"]["looplab.toolbox"]["names"])
 
 
 def test_the_edition_holds_no_checks_and_no_recordings(edition):

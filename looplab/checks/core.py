@@ -7,10 +7,12 @@ isolated (the learner's earlier pieces are swapped for the course's), bounded (a
 wall clock) and explained (an exception or the API's 400 becomes plain words, not a traceback).
 """
 
+import ast
 import contextlib
 import copy
 import functools
 import html
+import importlib
 import inspect
 import json
 import sys
@@ -30,7 +32,7 @@ from ..learner_calls import (  # noqa: F401 (re-exported) how a call into the le
 )
 from ..rules import check_request
 from ..scripted import TooManyCalls
-from .source import COURSE_PACKAGE, names_imported_from_the_course, names_read_with
+from .source import COURSE_PACKAGE, names_imported_from_the_course, names_read_with, parsed
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -272,8 +274,11 @@ def is_a_copy_of_the_course(obj: Any, reference: Any, name: str, found: Session,
 
     Equal by value is not enough: the prose asks the learner to write the definition, and a dict typed
     by hand may be the very same. So a copy is a dict equal to the course's that the exercise cell made
-    from something the course gave: its statements that mention `name` read a name that an import from
-    looplab bound (in any cell run), or that holds now a looplab module or the course's object.
+    from something the course gave: its statements that mention `name` read a name that holds the course's
+    object, a list or dict holding it, a dict or list inside it, or a course module. A name counts by what it
+    holds now, or by what an import from looplab bound it to (in any cell run), so that a name imported from the
+    course and then deleted or rebound still counts; a name imported from the course that is none of those (the
+    tool `get_weather`, read as `get_weather.__name__`) is the learner's own expression, not a copy.
     """
     if callable(reference) or not isinstance(obj, dict):
         return False
@@ -283,16 +288,79 @@ def is_a_copy_of_the_course(obj: Any, reference: Any, name: str, found: Session,
     except Exception:  # a learner's dict subclass may compare in any way
         return False
     read = names_read_with(cell, name)
-    return bool(read & names_imported_from_the_course(found.cells)) or any(
-        _holds_the_course(found.namespace.get(each), reference) for each in read)
+    imported = _imported_from_the_course(found.cells, read & names_imported_from_the_course(found.cells))
+    return any(_holds_the_course(value, reference)
+               for each in read for value in [found.namespace.get(each), *imported.get(each, [])])
 
 
 def _holds_the_course(value: Any, reference: Any) -> bool:
-    """The course's object itself, a list or dict holding it (`TOOLS`), or a module of the course."""
+    """The course's object itself, a list or dict holding it (`TOOLS`), a dict or list inside it (a schema of the
+    course's registry), or a module of the course."""
     if isinstance(value, ModuleType):
         return value.__name__.split(".")[0] == COURSE_PACKAGE
+    if value is reference:
+        return True
     items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else [value]
-    return any(item is reference for item in items)
+    try:
+        if any(item is reference for item in items):
+            return True
+    except Exception:  # a learner's container may iterate in any way
+        return False
+    return isinstance(value, (dict, list)) and any(part is value for part in _parts(reference))
+
+
+def _parts(value: Any, depth: int = 0) -> list:
+    """The dicts and lists inside a course value (its data, never its functions), at any depth."""
+    if depth > 20 or not isinstance(value, (dict, list, tuple)):
+        return []
+    items = list(value.values()) if isinstance(value, dict) else list(value)
+    found = [item for item in items if isinstance(item, (dict, list))]
+    for item in items:
+        found += _parts(item, depth + 1)
+    return found
+
+
+def _imported_from_the_course(cells: list[str], names: set[str]) -> dict[str, list]:
+    """What each of `names` was bound to by an import from the course in these cells (`from looplab.toolbox import
+    FORCE_WEATHER as F` binds F to that dict; `import looplab.toolbox` binds `looplab`, the package): read from the
+    course's modules, whatever the namespace holds now. An import the course cannot answer binds nothing."""
+    bound: dict[str, list] = {}
+    for tree in (parsed(cell) for cell in cells if isinstance(cell, str)):
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Import):
+                pairs = [(alias.asname or alias.name.split(".")[0], alias.name if alias.asname else
+                          alias.name.split(".")[0], None) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                pairs = [(alias.asname or alias.name, node.module, alias.name) for alias in node.names]
+            else:
+                continue
+            for local, module, attribute in pairs:
+                if local in names and module.split(".")[0] == COURSE_PACKAGE:
+                    value = _course_attribute(module, attribute)
+                    if value is not _NOTHING:
+                        bound.setdefault(local, []).append(value)
+    return bound
+
+
+_NOTHING = object()
+
+
+def _course_attribute(module: str, attribute: str | None) -> Any:
+    """A module of the course, or one of its attributes (a submodule too); _NOTHING for what it does not have."""
+    try:
+        found = importlib.import_module(module)
+    except Exception:
+        return _NOTHING
+    if attribute is None:
+        return found
+    try:
+        return getattr(found, attribute)
+    except Exception:  # an attribute of the graded edition withheld, or none
+        pass
+    try:
+        return importlib.import_module(f"{module}.{attribute}")
+    except Exception:
+        return _NOTHING
 
 
 @contextlib.contextmanager

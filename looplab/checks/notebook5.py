@@ -6,6 +6,13 @@ a dispatcher or a loop with `if name == "calculator"` answers the course's three
 lookup does. So run_tool and agent_turn are also read (their definition in the notebook's cells, or the
 function's source), and fail when they write a registered tool's name. agent_turn is played by the
 harness of notebooks 2 and 3 (turns.py) with the toolbox on offer.
+
+While run_tool is checked, its TOOL_REGISTRY holds the course's three tools and two of the check's own
+(looplab.toolbox.CHECKED_REGISTRY, swapped in by 5.3's `checked_with`: course.py), in-process and under the grader
+alike: one its registry did not hold when run_tool was defined (a run_tool working from functions copied out of the
+registry once, or the registry bound as a default argument, calls it unknown), and one that raises KeyError inside
+(a run_tool catching KeyError around the call to mean "not registered" calls it unknown). What run_tool does shows
+both, whatever its code looks like.
 """
 
 from __future__ import annotations
@@ -21,10 +28,12 @@ from ..model_id import MODEL
 from ..rules import check_request
 from ..scripted import calculator as calc, reply, text, thinking, tool_use
 from ..toolbox import COUNT_LETTERS_SCHEMA, TOOL_REGISTRY, WEATHER_SCHEMA, count_letters, get_weather, run_tool
+from ..toolbox import get_price, reverse_text
 from ..toolbox import tool_definitions as course_definitions
-from ..tools import calculator
+from ..tools import CALCULATOR_TOOL, calculator
 from . import turns
-from .core import NOT_WRITTEN, Report, Scenario
+from .core import NOT_WRITTEN, Failure, Report, Scenario
+from .difference import first_difference
 from .source import parsed
 from .turns import DEFAULT_CAP, agent_turn_checker, never_stopping
 
@@ -33,6 +42,8 @@ TEXTS = {**turns.TEXTS, **OWN_TEXTS}  # the harness's rows, in this notebook's w
 GREETING = [{"role": "user", "content": "Hello"}]  # sent with the learner's definitions, to see the API accept them
 SCHEMA_FIELDS = {"description", "input_schema"}
 UNKNOWN_TOOL = "Error: unknown tool"  # how the series' run_tool answers a name it lacks (its stage 007 tests)
+COURSE_TOOL = "CALCULATOR_TOOL"  # notebook 1's definition, the calculator's schema without its name
+CALCULATOR_SCHEMA_PATH = "TOOL_REGISTRY['calculator']['schema']"
 
 
 def kind_of(value: Any) -> str:
@@ -81,7 +92,19 @@ TOOL_CALLS = [
     ("calculator", {"expression": "1 / 0"}, calculator("1 / 0")),
     ("get_weather", {"city": "Paris"}, get_weather("Paris")),
     ("get_weather", {"city": "Atlantis"}, get_weather("Atlantis")),
+    ("count_letters", {"text": "strawberry", "letter": "r"}, count_letters("strawberry", "r")),
+    ("count_letters", {"text": "Mississippi", "letter": "S"}, count_letters("Mississippi", "S")),
 ]
+NAMES = ["calculator", "get_weather", "count_letters"]  # the prose's three tools, in its order
+# Each tool's parameters, as its input_schema names them: all required, each a string (the functions take texts).
+PARAMETERS = {"calculator": ["expression"], "get_weather": ["city"], "count_letters": ["text", "letter"]}
+PARAMETER_TYPE = "string"
+# The course's CALCULATOR_TOOL as looplab.tools defines it, kept when the checks are imported (before any cell of the
+# notebook's ran): a cell that changes the course's own dict (`CALCULATOR_TOOL.pop("name")`) shows against it.
+PRISTINE_CALCULATOR_TOOL = copy.deepcopy(CALCULATOR_TOOL)
+CALCULATOR_SCHEMA = {key: value for key, value in PRISTINE_CALCULATOR_TOOL.items() if key != "name"}
+CHANGING_METHODS = {"pop", "popitem", "clear", "update", "setdefault", "append", "extend", "insert", "remove",
+                    "sort", "reverse", "__setitem__", "__delitem__"}
 
 
 def not_written_yet(value, key: str, report: Report) -> None:
@@ -92,14 +115,49 @@ def not_written_yet(value, key: str, report: Report) -> None:
         raise failure
 
 
+def changes_the_course_tool(cells: list[str] | None) -> str | None:
+    """The first statement of the notebook's cells that changes the course's CALCULATOR_TOOL in place (a method
+    that changes it, `del` or an assignment into it), or None. Read in the cells, so that the grader, whose
+    CALCULATOR_TOOL no kernel changed, finds it too; a notebook that binds CALCULATOR_TOOL itself changes its own."""
+    trees = [tree for tree in (parsed(cell) for cell in cells or [] if isinstance(cell, str)) if tree is not None]
+    name = COURSE_TOOL
+    if any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+           for tree in trees for node in ast.walk(tree)):
+        return None
+    for tree in trees:
+        for node in ast.walk(tree):
+            targets = (node.targets if isinstance(node, (ast.Assign, ast.Delete)) else
+                       [node.target] if isinstance(node, ast.AugAssign) else [])
+            changed = [target for target in targets if isinstance(target, ast.Subscript) and _rooted(target, name)]
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in CHANGING_METHODS and _rooted(node.func.value, name):
+                changed.append(node)
+            if changed:
+                return ast.unparse(node if not isinstance(node, ast.Call) else changed[0]).strip()
+    return None
+
+
+def _rooted(node: ast.AST, name: str) -> bool:
+    """Is the expression `name` itself, or a part of it (`name["input_schema"]["required"]`)?"""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == name
+
+
 def check_registry(registry, report: Report) -> None:
     not_written_yet(registry, "empty_registry_given", report)
     report.require(isinstance(registry, dict), "registry_not_dict", kind=kind_of(registry))
+    difference = first_difference(CALCULATOR_TOOL, PRISTINE_CALCULATOR_TOOL, COURSE_TOOL)
+    report.require(difference is None, "calculator_tool_changed", difference=str(difference))
+    statement = changes_the_course_tool(report.cells)
+    report.require(statement is None, "calculator_tool_changed_by", statement=statement)
     names = list(registry)
     report.require(all(isinstance(name, str) for name in names), "registry_keys", names=names)
-    for name in ("calculator", "get_weather"):
+    for name in NAMES:
         report.require(name in registry, "registry_lacks", name=name, names=names)
-    report.require(len(registry) >= 3, "registry_small", names=names)
+    extra = [name for name in names if name not in NAMES]
+    report.require(not extra, "registry_extra", extra=extra, names=names)
+    report.require(names == NAMES, "registry_order", names=names, expected=NAMES)
     for name, entry in registry.items():
         report.require(isinstance(entry, dict) and set(entry) == {"function", "schema"}, "entry_fields", name=name,
                        fields=sorted(map(str, entry)) if isinstance(entry, dict) else kind_of(entry))
@@ -113,11 +171,21 @@ def check_registry(registry, report: Report) -> None:
     report.note("registry_shape", count=len(registry))
     violation = check_request(request_with(course_definitions(registry)))
     report.require(violation is None, "registry_rejected", message=violation.message if violation else "")
-    for name, arguments in (("calculator", {"expression"}), ("get_weather", {"city"})):
-        said = registry[name]["schema"]["input_schema"]
-        properties = sorted(said.get("properties", {})) if isinstance(said, dict) else []
-        report.require(set(properties) == arguments, "schema_arguments", name=name, properties=properties,
-                       expected=sorted(arguments))
+    difference = first_difference(registry["calculator"]["schema"], CALCULATOR_SCHEMA, CALCULATOR_SCHEMA_PATH)
+    report.require(difference is None, "calculator_schema", difference=str(difference))
+    for name, parameters in PARAMETERS.items():
+        said = registry[name]["schema"]["input_schema"]  # an object: the API took it
+        properties = said.get("properties") or {}
+        report.require(sorted(map(str, properties)) == sorted(parameters), "schema_arguments", name=name,
+                       properties=sorted(map(str, properties)), expected=parameters)
+        required = said.get("required") or []
+        report.require(sorted(set(required)) == sorted(parameters), "schema_required", name=name,
+                       required=list(required), expected=parameters)
+        for parameter in parameters:
+            given = properties[parameter]
+            kind = given.get("type") if isinstance(given, dict) else None
+            report.require(kind == PARAMETER_TYPE, "schema_types", name=name, parameter=parameter, kind=kind)
+    report.note("schemas_ok")
     for name, arguments, expected in TOOL_CALLS:
         report.enter("tool_call", name=name, arguments=arguments)
         output = registry[name]["function"](**arguments)
@@ -180,10 +248,24 @@ def check_tool_definitions(tool_definitions, report: Report) -> None:
 # --- 5.3 run_tool -----------------------------------------------------------------------------------------
 
 DISPATCH = TOOL_CALLS + [
-    ("count_letters", {"text": "strawberry", "letter": "r"}, count_letters("strawberry", "r")),
     ("get_weather", {"city": "Tokyo"}, get_weather("Tokyo")),
+    # the input's keys in another order than the function's parameters: only keywords find each its parameter
+    ("count_letters", {"letter": "r", "text": "strawberry"}, count_letters(text="strawberry", letter="r")),
 ]
 UNKNOWN_NAMES = ["teleporter", "get_time", "Calculator"]
+# Registered tools handed arguments that do not fit (notebook 6's subject): whatever run_tool does then, raise or
+# answer, it must not call them unknown.
+KNOWN_BUT_FAILING = [("get_weather", {"town": "Paris"}), ("calculator", {})]
+# Tools the check put in TOOL_REGISTRY after run_tool was defined (looplab.toolbox.CHECKED_REGISTRY), with what they
+# answer: a run_tool that looks the name up at each call runs them.
+ADDED_LATER = [("reverse_text", {"text": "stressed"}, reverse_text("stressed")),
+               ("get_price", {"item": "coffee"}, get_price("coffee"))]
+KEY_ERROR_INSIDE = ("get_price", {"item": "cake"})  # a registered tool that raises KeyError inside: not unknown
+
+
+def said_unknown(output: Any) -> bool:
+    """Did run_tool answer as it does for a name the registry lacks?"""
+    return isinstance(output, str) and output.startswith(UNKNOWN_TOOL)
 
 
 def check_run_tool(run_tool_, report: Report) -> None:
@@ -191,6 +273,8 @@ def check_run_tool(run_tool_, report: Report) -> None:
     for name, arguments, expected in DISPATCH:
         report.enter("tool_call", name=name, arguments=arguments)
         output = run_tool_(name, dict(arguments))
+        report.require(isinstance(output, str), "dispatch_not_text", kind=type(output).__name__, output=output,
+                       expected=expected)
         report.require(output == expected, "dispatch_output", output=output, expected=expected)
     report.note("dispatch_ok", count=len(DISPATCH))
     for name in UNKNOWN_NAMES:
@@ -198,10 +282,44 @@ def check_run_tool(run_tool_, report: Report) -> None:
         output = run_tool_(name, {})
         report.require(isinstance(output, str) and output.startswith(UNKNOWN_TOOL) and name in output,
                        "unknown_answer", output=output, expected=run_tool(name, {}))
+    for name, arguments in KNOWN_BUT_FAILING:
+        report.enter("tool_call", name=name, arguments=arguments)
+        try:
+            output = run_tool_(name, dict(arguments))
+        except Failure:
+            raise
+        except Exception:  # a tool that raises is notebook 6's subject: here it may raise
+            continue
+        report.require(not said_unknown(output), "known_taken_for_unknown", name=name, output=output)
     report.situation = None
     report.note("unknown_ok")
     written = names_a_tool(run_tool_, "run_tool", report)
     report.require(written is None, "dispatch_names_a_tool", tool=written)
+    try:
+        _the_registry_as_it_is_now(run_tool_, report)
+    except Failure as failure:  # tools the check added: the verdict is the course's code, if it was called
+        failure.course_code_blind = True  # (the course's run_tool reads its own registry, never the learner's)
+        raise
+
+
+def _the_registry_as_it_is_now(run_tool_, report: Report) -> None:
+    """The tools the check added to TOOL_REGISTRY: each run, and a KeyError raised inside one never an unknown name."""
+    for name, arguments, expected in ADDED_LATER:
+        report.enter("tool_call", name=name, arguments=arguments)
+        output = run_tool_(name, dict(arguments))
+        report.require(not said_unknown(output), "registry_copied", name=name, output=output)
+        report.require(output == expected, "dispatch_output", output=output, expected=expected)
+    name, arguments = KEY_ERROR_INSIDE
+    report.enter("tool_call", name=name, arguments=arguments)
+    try:
+        output = run_tool_(name, dict(arguments))
+    except Failure:
+        raise
+    except Exception:  # the tool's KeyError, let through: a tool that raises is notebook 6's subject
+        output = None
+    report.require(not said_unknown(output), "key_error_inside", name=name, output=output)
+    report.situation = None
+    report.note("registry_followed", count=len(ADDED_LATER))
 
 
 # --- 5.4 FORCE_WEATHER ------------------------------------------------------------------------------------
@@ -224,6 +342,7 @@ def check_force_weather(choice, report: Report) -> None:
 
 QUESTION = {"role": "user", "content": "Help me plan my day in Paris."}
 HISTORY = [QUESTION]
+OWN_SYSTEM = "You are a travel assistant. Answer in one short sentence."  # a system prompt the caller passes
 
 
 def weather(city: str, id: str | None = None) -> dict:
@@ -249,6 +368,17 @@ AGENT_SCENARIOS = [  # asked after QUESTION; each answer is the last reply's tex
     Scenario("unknown_tool_call", [reply(tool_use("get_time", {"city": "Paris"}), weather("Paris")),
                                    reply(text("I can't tell the time, but Paris is partly cloudy."))], HISTORY),
     Scenario("no_tool", [reply(text("Start with a walk along the Seine, then a museum."))], HISTORY),
+    Scenario("same_tool_twice", [reply(text("Both cities."), weather("Paris"), weather("London")),
+                                 reply(text("Paris is partly cloudy; London has light rain."))], HISTORY),
+    Scenario("words_not_first", [reply(weather("Paris")),
+                                 reply(thinking("The tool says 18°C and clouds."), text("18°C and cloudy in Paris. "),
+                                       text("Take a light jacket."))], HISTORY),
+    # Cut off in the middle of a call: its input may be incomplete, so it must not run, and the turn ends there.
+    Scenario("cut_off", [reply(weather("Paris")),
+                         reply(text("Paris is cloudy. Let me check London too:"), weather("London"),
+                               stop_reason="max_tokens")], HISTORY),
+    Scenario("own_system", [reply(weather("Tokyo")), reply(text("Clear skies in Tokyo: no umbrella needed."))],
+             HISTORY, options={"system": OWN_SYSTEM}),
     *(never_stopping(cap, call_limit=(cap or DEFAULT_CAP) + 1) for cap in (3, None)),
 ]
 _play_agent_turn = agent_turn_checker(AGENT_SCENARIOS)

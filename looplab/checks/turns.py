@@ -191,8 +191,9 @@ def _gave_up(error) -> bool:
     return isinstance(error, RuntimeError) and not isinstance(error, (NotImplementedError, RecursionError))
 
 
-def verify_requests(turn, report: Report) -> None:
-    """Every request: the calculator on offer, MODEL, MAX_TOKENS and the system prompt, as the exercise says."""
+def verify_requests(turn, report: Report, system: str | None = None) -> None:
+    """Every request: the calculator on offer, MODEL, MAX_TOKENS and the system prompt, as the exercise says: the
+    scenario's own when it hands agent_turn one (`system=...`), else SYSTEM_PROMPT."""
     for number, request in enumerate(turn.requests, start=1):
         names = [tool.get("name") for tool in request.get("tools", []) if isinstance(tool, dict)]
         report.require("calculator" in names, "no_calculator", number=number, names=names)
@@ -204,12 +205,13 @@ def verify_requests(turn, report: Report) -> None:
                        expected=MODEL)
         report.require(request.get("max_tokens") == MAX_TOKENS, "max_tokens_used", number=number,
                        value=request.get("max_tokens"), expected=MAX_TOKENS)
-        system = request.get("system", ABSENT)
+        sent = request.get("system", ABSENT)
         # the prompt in the notebook's language: the grader judges English and French notebooks alike
-        difference = first_difference(_plain(canonical_blocks(system)), system_prompt(), "system")
+        expected = system_prompt() if system is None else system
+        difference = first_difference(_plain(canonical_blocks(sent)), expected, "system")
         if difference:
-            raise report.failure("wrong_system" if system is not ABSENT else "no_system", number=number,
-                                 difference=str(difference))
+            key = "no_system" if sent is ABSENT else "wrong_system" if system is None else "system_ignored"
+            raise report.failure(key, number=number, difference=str(difference))
 
 
 def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
@@ -226,7 +228,7 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
                              cap=scenario.options.get("max_iterations", DEFAULT_CAP))
     refused(turn, report)
     turn.reraise()
-    verify_requests(turn, report)
+    verify_requests(turn, report, scenario.options.get("system"))
     if turn.calls < needed:
         if reason == "tool_use":
             first = turn.last["content"][0]["type"]
