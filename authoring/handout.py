@@ -6,6 +6,7 @@
     .venv/bin/python -m authoring handout --for linux-aarch64 --python 3.12   # one kind of laptop
     .venv/bin/python -m authoring handout --verify             # check dist/'s handout (authoring/handout_check.py)
     .venv/bin/python -m authoring handout --release 01_one_tool_call   # dist/solutions/01_one_tool_call.ipynb
+    .venv/bin/python -m authoring handout --release 01_one_tool_call --lang fr   # dist/solutions/fr/01_one_tool_call.ipynb
 
 Why: learners need the notebooks and the package, not the repository, which holds `solutions/` (a
 learner who copied them would score full marks) and the grader's machinery. The handout holds:
@@ -26,7 +27,8 @@ other packages' wheels (notebooks, the course's wheel, the set-up), for a room w
 enough to send by mail; its set-up downloads the rest.
 
 Solutions are released one notebook at a time, when the instructor decides: `--release STEM...` copies
-those solution notebooks (with their outputs) into `dist/solutions/`.
+those solution notebooks (with their outputs) into `dist/solutions/`; with `--lang fr`, the French ones
+(`solutions/fr/`) into `dist/solutions/fr/`, beside the handout's `notebooks/fr/`.
 """
 
 from __future__ import annotations
@@ -144,14 +146,19 @@ def build_small(full: Path, wheel: Path, small: Path, spoken: str = language.SOU
     return small
 
 
-def release(stems: list[str], out: Path) -> list[Path]:
-    """Copy these solution notebooks, outputs and all, into dist/solutions/ for the learners."""
+def release(stems: list[str], out: Path, spoken: str = language.SOURCE) -> list[Path]:
+    """Copy these solution notebooks, outputs and all, into dist/solutions/ for the learners; in another language than
+    English, that language's generated solutions (solutions/fr/) into dist/solutions/fr/."""
     known = {notebook.stem for notebook in COURSE.notebooks}
     unknown = [stem for stem in stems if stem not in known]
     if unknown:
         raise SystemExit(f"handout: no notebook {', '.join(unknown)} in the course (known: {', '.join(sorted(known))})")
-    (out / "solutions").mkdir(parents=True, exist_ok=True)
-    return [Path(shutil.copy(ROOT / "solutions" / f"{stem}.ipynb", out / "solutions")) for stem in stems]
+    where = Path("solutions") if spoken == language.SOURCE else Path("solutions") / spoken
+    missing = [stem for stem in stems if not (ROOT / where / f"{stem}.ipynb").exists()]
+    if missing:
+        raise SystemExit(f"handout: no {spoken} solution for {', '.join(missing)} in {where}/: run `make notebooks` first")
+    (out / where).mkdir(parents=True, exist_ok=True)
+    return [Path(shutil.copy(ROOT / where / f"{stem}.ipynb", out / where)) for stem in stems]
 
 
 def zip_size(folder: Path) -> str:
@@ -175,10 +182,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verify", action="store_true",
                         help="check the handout in OUT: offline installs here, dry runs for the other laptops")
     parser.add_argument("--dry-runs-only", action="store_true", help="with --verify: skip the real installs")
-    parser.add_argument("--release", nargs="+", metavar="NOTEBOOK", help="copy these solutions to OUT/solutions/")
+    parser.add_argument("--release", nargs="+", metavar="NOTEBOOK",
+                        help="copy these solutions to OUT/solutions/ (with --lang fr, the French ones to OUT/solutions/fr/)")
     args = parser.parse_args(argv)
     if args.release:
-        for path in release(args.release, args.out):
+        for path in release(args.release, args.out, args.lang):
             print(f"handout: released {path}")
         return 0
     if args.verify:

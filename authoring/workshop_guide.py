@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import string
 import sys
 
 from looplab import language
@@ -41,8 +42,14 @@ PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 
 
 def printed(template: str) -> str:
-    """A catalogue template as the learner sees it, with … where the check fills in their values."""
-    return table_cell(PLACEHOLDER.sub("…", template))
+    """A catalogue template as the learner sees it: … where the check fills in their values, and each brace the
+    template doubles for str.format (`{{'expression': ...}}`) as the one brace the learner reads."""
+    try:
+        text = "".join(literal + ("…" if field is not None else "")
+                       for literal, field, _, _ in string.Formatter().parse(template))
+    except ValueError:  # not a str.format template after all: its placeholders, as they stand
+        text = PLACEHOLDER.sub("…", template)
+    return table_cell(text)
 
 
 def mistake_row(instruction: str, scenario_cell: str, texts: dict, general_hint: str) -> str | None:

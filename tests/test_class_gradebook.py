@@ -72,6 +72,38 @@ def test_a_class_list_matches_logins_emails_and_names_in_either_order(tmp_path):
     assert roster.key(roster.student("alice")) == "alice@school.edu"
 
 
+def test_a_french_class_list_saved_by_a_french_spreadsheet_is_read(tmp_path):
+    """Excel in a French locale saves a CSV with `;`, and a French teacher names the columns in French."""
+    path = tmp_path / "classe.csv"
+    path.write_text("\ufeffidentifiant;Nom;e-mail\ns01;Lefèvre, Benoît;benoit@ecole.fr\ns02;Le Bihan, Maëlle;maelle@ecole.fr\n",
+                    encoding="utf-8")
+    roster = read_roster(path)
+    assert roster.student("maelle-le-bihan")["ID"] == "s02" and roster.key(roster.student("s01")) == "benoit@ecole.fr"
+    assert roster.student("benoît lefèvre")["Student"] == "Lefèvre, Benoît"
+
+
+def test_a_french_unmatched_csv_is_read_back_by_match(tmp_path):
+    """unmatched.csv as a French class's run writes it (`;`, French column names, the BOM), its `étudiant` filled in."""
+    from looplab.grade.rows.unmatched import read_matches
+    roster_path = tmp_path / "class.csv"
+    roster_path.write_text("id,name,email\ns01,Maëlle Le Bihan,maelle@ecole.fr\n", encoding="utf-8")
+    roster = read_roster(roster_path)
+    filled = tmp_path / "unmatched.csv"
+    filled.write_text("\ufeffapprenant;fichiers;points;étudiant\nmlb;x.ipynb;3;Maëlle Le Bihan\n", encoding="utf-8")
+    assert read_matches(filled, roster) == {"mlb": roster.students[0]}
+
+
+def test_the_table_names_each_student_as_the_roster_does(tmp_path):
+    from looplab.grade.exports.terminal import summary_table
+    from tests.class_rows import notebook_rows, solved
+    path = tmp_path / "class.csv"
+    path.write_text("id,name,email\ns01,José Núñez,jose@school.edu\n", encoding="utf-8")
+    roster = read_roster(path)
+    rows = notebook_rows("jose@school.edu", NB1, *solved("1.1")) + notebook_rows("zed", NB1, *solved("1.1"))
+    table = summary_table(rows, lambda learner: (roster.student(learner) or {}).get("Student") or learner)
+    assert "José Núñez" in table and "jose@school.edu" not in table and "\nzed " in table
+
+
 # --- a class graded for real ---------------------------------------------------------------------------
 
 STUDENTS = [("s01", "Alice Martin", "alice@school.edu"), ("s02", "Bob Smith", "bob.smith@school.edu"),
@@ -125,7 +157,8 @@ def graded(tmp_path_factory):
 
 
 def read(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as handle:
+    """A CSV the grader wrote in English (wide.csv starts with the byte-order mark a spreadsheet needs)."""
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         return list(csv.DictReader(handle))
 
 

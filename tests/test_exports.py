@@ -36,17 +36,17 @@ from tests.test_grade import SUBMISSIONS, read_csv, refused, run_grader
 REPO = Path(__file__).resolve().parents[1]
 GRADESCOPE = REPO / "grading" / "gradescope"
 
-ROSTER = """\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,One tool call (4521),Current Score
-    Points Possible,,,,,5,
-"Smith, Alice",101,s101,alice,A,,
-"=HYPERLINK(""http://x"")",102,s102,=2+3,A,,
-Bob Brown,103,S103,,A,,
-Chen Li,104,s104,CHEN,B,,
-Dana Diaz,105,s105,dana,B,,
-Quinn Q,106,s106,quinn,B,,
-Ravi R,107,s107,ravi,B,,
-Tina T,108,s108,tina,B,,
-Zoe Z,109,s109,zoe,B,,
+ROSTER = """\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,One tool call (4521),Closing the loop (4522),Current Score
+    Points Possible,,,,,5,6,
+"Smith, Alice",101,s101,alice,A,,,
+"=HYPERLINK(""http://x"")",102,s102,=2+3,A,,,
+Bob Brown,103,S103,,A,,,
+Chen Li,104,s104,CHEN,B,,,
+Dana Diaz,105,s105,dana,B,,,
+Quinn Q,106,s106,quinn,B,,,
+Ravi R,107,s107,ravi,B,,,
+Tina T,108,s108,tina,B,,,
+Zoe Z,109,s109,zoe,B,,,
 """
 
 
@@ -103,13 +103,35 @@ def test_every_csv_cell_is_one_line_so_a_learner_s_text_cannot_look_like_a_row(t
     assert one_line(5) == 5 and one_line("\r=1") == " ⏎ =1"
 
 
+def test_a_french_class_s_csv_opens_in_a_french_excel(tmp_path):
+    """`;` between cells, a decimal comma, the byte-order mark: Excel in a French locale splits on `;` and reads the
+    comma as a decimal mark (the Canvas file stays Canvas's: commas and points, test below)."""
+    from looplab import language
+    from looplab.grade.exports.spreadsheet import for_spreadsheet, write_csv_rows
+    out = tmp_path / "wide.csv"
+    with language.using("fr"):
+        write_csv_rows(out, ["apprenant", "nom", "total"], [["zoé@école.fr", "Núñez, Zoé", 2.5], ["=1", "x", 3]],
+                       for_spreadsheet())
+        write_csv([Row("léa", NB1, "1.1", 2, 2, "réussi", "", "x.ipynb")], tmp_path / "grades.csv")
+    raw = out.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")
+    table = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"), newline=""), delimiter=";"))
+    assert table == [["apprenant", "nom", "total"], ["zoé@école.fr", "Núñez, Zoé", "2,5"], ["'=1", "x", "3"]]
+    assert float(table[1][2].replace(",", ".")) == 2.5
+    gradebook = (tmp_path / "grades.csv").read_bytes().decode("utf-8-sig").splitlines()
+    assert gradebook[0].startswith("apprenant;notebook;exercice;points;points max;statut;")
+    assert gradebook[1].startswith(f"léa;{NB1};1.1;2;2;réussi;")
+    write_csv([Row("lea", NB1, "1.1", 2, 2, "solved", "", "x.ipynb")], tmp_path / "english.csv")
+    assert (tmp_path / "english.csv").read_bytes().startswith(b"learner,notebook,")  # as scripts have read it
+
+
 # --- Canvas ---------------------------------------------------------------------------------------------------
 
 
 def test_the_roster_is_a_canvas_export(roster):
     assert [s["SIS Login ID"] for s in roster.students][:2] == ["alice", "=2+3"]  # Points Possible skipped
     assert len(roster.students) == 9
-    assert roster.assignments == {"one tool call": "One tool call (4521)"}
+    assert roster.assignments == {"one tool call": "One tool call (4521)", "closing the loop": "Closing the loop (4522)"}
     assert roster.student("ALICE")["Student"] == "Smith, Alice"  # case ignored
     assert roster.student("chen")["ID"] == "104"
     assert roster.student("s103")["Student"] == "Bob Brown"  # no login: the SIS User ID
@@ -129,7 +151,7 @@ def test_a_roster_that_is_neither_a_class_list_nor_a_canvas_export_is_refused(tm
 def test_the_canvas_file_has_a_row_per_student_and_a_column_per_notebook(roster):
     export = canvas_export(class_rows(), roster, CLASS_COURSE)
     assert export.header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-                             "One tool call (4521)", "Closing the loop"]  # the id from the roster, else the title
+                             "One tool call (4521)", "Closing the loop (4522)"]  # the roster's assignments
     points_possible, *students = export.rows
     assert points_possible == ["    Points Possible", "", "", "", "", 5, 6]
     by_login = {row[3]: row[5:] for row in students}
@@ -162,6 +184,88 @@ def test_the_canvas_file_is_spreadsheet_safe(roster, tmp_path):
     row = next(row for row in table if row[1] == "102")
     assert row[:4] == ["'=HYPERLINK(\"http://x\")", "102", "s102", "'=2+3"]
     assert row[5] == "2"  # points stay numbers
+
+
+def canvas_roster(tmp_path, *assignments: str) -> Roster:
+    """The roster above with these assignment columns instead of its own."""
+    header, points, *students = ROSTER.lstrip("\ufeff").splitlines()
+    lines = [",".join(["Student,ID,SIS User ID,SIS Login ID,Section", *assignments, "Current Score"])]
+    lines += [",".join([line.split(",,", 1)[0]] + [""] * (len(assignments) + 1)) for line in [points, *students]]
+    path = tmp_path / "canvas-export.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return read_roster(path)
+
+
+def test_canvas_assignments_named_in_french_are_the_course_s_notebooks(tmp_path):
+    """A French course's Canvas export names its assignments in French: each is matched by the course's title in either
+    language, case, accents and punctuation aside; no new column."""
+    roster = canvas_roster(tmp_path, "Un appel d’outil (4521)", "FERMER LA BOUCLE (4522)")
+    export = canvas_export(class_rows(), roster, CLASS_COURSE)
+    assert export.header[5:] == ["Un appel d’outil (4521)", "FERMER LA BOUCLE (4522)"] and export.created == []
+    assert {row[3]: row[5:] for row in export.rows[1:]}["alice"] == [5, 6]
+
+
+def test_a_notebook_no_assignment_is_is_an_error_naming_those_it_could_be(tmp_path):
+    from looplab.grade.exports.canvas import CanvasColumnError, chosen_columns
+    roster = canvas_roster(tmp_path, "One tool call (4521)", "Ma boucle à moi (4522)", "Quiz 1 (4600)")
+    with pytest.raises(CanvasColumnError) as refused:
+        canvas_export(class_rows(), roster, CLASS_COURSE)
+    said = str(refused.value)
+    assert "02_closing_the_loop (Closing the loop / Fermer la boucle)" in said
+    assert "Ma boucle à moi (4522), Quiz 1 (4600)" in said and "One tool call (4521)," not in said  # taken
+    assert '--canvas-column "02_closing_the_loop=<assignment>"' in said
+    chosen = chosen_columns(["02_closing_the_loop=Ma boucle à moi"], roster)  # its name, without the id, will do
+    assert chosen == {"02_closing_the_loop": "Ma boucle à moi (4522)"}
+    assert canvas_export(class_rows(), roster, CLASS_COURSE, columns=chosen).header[5:] == [
+        "One tool call (4521)", "Ma boucle à moi (4522)"]
+    left_out = canvas_export(class_rows(), roster, CLASS_COURSE, columns=chosen_columns(["02_closing_the_loop="], roster))
+    assert left_out.header[5:] == ["One tool call (4521)"] and all(len(row) == 6 for row in left_out.rows)
+    with pytest.raises(CanvasColumnError, match=r"no such assignment; its assignments: One tool call \(4521\), Ma"):
+        chosen_columns(["02_closing_the_loop=Closing the loop (4522)"], roster)
+    with pytest.raises(CanvasColumnError, match="a notebook of the course"):
+        chosen_columns(["07_nope=Quiz 1"], roster)
+
+
+def test_columns_that_create_assignments_are_said(tmp_path):
+    """A roster with no assignment at all (a class list, a new course's export): the columns are the notebooks' titles,
+    in the class's language, and a note says Canvas creates them."""
+    from looplab import language
+    from looplab.grade.exports.canvas import created_note
+    roster = canvas_roster(tmp_path)
+    export = canvas_export(class_rows(), roster, CLASS_COURSE)
+    assert export.header[5:] == export.created == ["One tool call", "Closing the loop"]
+    assert created_note(export)[0].startswith("the Canvas file's columns One tool call, Closing the loop are no ")
+    with language.using("fr"):
+        assert canvas_export(class_rows(), roster, CLASS_COURSE).header[5:] == ["Un appel d'outil", "Fermer la boucle"]
+
+
+def test_the_command_line_refuses_a_canvas_column_before_grading(tmp_path, roster, capsys, monkeypatch):
+    from looplab.grade import __main__ as command_line
+    (tmp_path / "roster.csv").write_text(ROSTER, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        command_line.main([str(SUBMISSIONS / "stub"), "--roster", "roster.csv", "--canvas", "c.csv", "--quiet",
+                           "--canvas-column", "02_closing_the_loop=Nope (1)"])
+    assert stopped.value.code == 2 and "the roster has no such assignment" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        command_line.main([str(SUBMISSIONS / "stub"), "--canvas-column", "02_closing_the_loop=", "--quiet"])
+    assert "--canvas-column needs --canvas" in capsys.readouterr().err
+
+
+def test_a_canvas_column_error_leaves_the_other_files_written(tmp_path, capsys, monkeypatch):
+    """The Canvas file is not written (no guess), the gradebook and the other exports are, and the run says why."""
+    from looplab.grade import __main__ as command_line
+    from looplab.grade.grading import GradingResult
+    roster = canvas_roster(tmp_path, "One tool call (4521)")
+    monkeypatch.setattr(command_line, "grade", lambda paths, options: GradingResult(class_rows(), 3))
+    monkeypatch.setattr(command_line, "read_roster", lambda path: roster)
+    code = command_line.main([str(SUBMISSIONS / "stub"), "--roster", "r.csv", "--canvas", str(tmp_path / "c.csv"),
+                              "--wide", str(tmp_path / "w.csv"), "--out", str(tmp_path / "g.csv"), "--isolation", "none"])
+    said = capsys.readouterr()
+    assert code == 1 and not (tmp_path / "c.csv").exists()
+    assert (tmp_path / "g.csv").exists() and (tmp_path / "w.csv").exists()
+    assert "error: the Canvas file" in said.err and "02_closing_the_loop" in said.err
+    assert "; wide: " in said.out and "Canvas:" not in said.out
 
 
 # --- Gradescope -------------------------------------------------------------------------------------------------
@@ -305,7 +409,7 @@ def test_a_learner_named_like_a_formula_is_text_in_every_csv(exported):
     assert {row[0] for row in rows} == {"'=2+3", "partial", "stub"}
     assert [row[2:6] for row in rows if row[0] == "'=2+3"] == [row[2:6] for row in rows if row[0] == "stub"]
     canvas = read_text_csv((tmp / "canvas.csv").read_text(encoding="utf-8-sig"))
-    assert canvas[0][5:] == ["One tool call (4521)", "Closing the loop"]
+    assert canvas[0][5:] == ["One tool call (4521)", "Closing the loop (4522)"]
     by_login = {row[3]: row[5:] for row in canvas[2:]}
     partial = [sum(int(row[3]) for row in rows if row[0] == "partial" and row[1] == stem) for stem in (NB1, NB2)]
     assert by_login["partial"] == [str(points) for points in partial] and by_login["'=2+3"] == ["0", "0"]

@@ -1,9 +1,13 @@
 """`python -m looplab.grade`: the command line. It parses the arguments, builds GradingOptions, calls
-grading.grade, and writes the gradebook and the exports asked for (exports/)."""
+grading.grade, and writes the gradebook and the exports asked for (exports/).
+
+It speaks the class's language from its first word: `--lang` (or LOOPLAB_LANG) is read before anything is parsed
+(`spoken_from`), so `--help`, argparse's own words (exports/terminal.SpeakingParser) and every refusal before
+grading are in it; once graded, the gradebook, the notes, the table and the closing line speak the rows' language
+(the notebooks' when --lang is not given and they agree)."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import sys
@@ -14,10 +18,10 @@ from pathlib import Path
 from .. import language
 from ..catalogue import words
 from .exports.asked import Asked, write_exports
-from .exports.canvas import DEFAULT_MISSING, MISSING
+from .exports.canvas import DEFAULT_MISSING, MISSING, CanvasColumnError, chosen_columns
 from .exports.gradescope import VISIBILITIES
 from .exports.spreadsheet import write_csv
-from .exports.terminal import summary_table
+from .exports.terminal import SpeakingParser, summary_table
 from .grading import GradingOptions, UsageError, grade
 from .kernels.capacity import default_jobs
 from .kernels.sandbox import ISOLATIONS, IsolationUnavailable, choose
@@ -26,101 +30,123 @@ from .rows.class_results import duplicates
 from .rows.roster import RosterError, read_roster
 from .rows.unmatched import WORDS as UNMATCHED_WORDS, UNMATCHED_FILE, MatchError, not_graded, read_matches
 from .shared.limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, KERNEL_MEMORY
+from .shared.numbers import decimal
 
 DEFAULT_OUT = "graded/grades.csv"
-WORDS = words(__file__)  # texts/__main__.toml: the closing line, in the report's language
+# texts/__main__.toml: --help (the description, the groups, each option's help), the refusals before grading and
+# the closing line, in the language the command line speaks.
+WORDS = words(__file__)
+
+
+def spoken_from(argv: list[str]) -> str | None:
+    """The language asked for before anything is parsed: `--lang L` or `--lang=L` when L is one of the course's,
+    else LOOPLAB_LANG's when it is; None when neither says (then --help is English, and the report speaks the
+    notebooks' language)."""
+    said = None
+    for index, argument in enumerate(argv):
+        if argument == "--":
+            break
+        if argument == "--lang" and index + 1 < len(argv):
+            said = argv[index + 1]
+        elif argument.startswith("--lang="):
+            said = argument.partition("=")[2]
+    if said in language.LANGUAGES:
+        return said
+    from_environment = os.environ.get(language.OVERRIDE, "").strip().lower()
+    return from_environment if from_environment in language.LANGUAGES else None
+
+
+def parser_for(spoken: str | None) -> SpeakingParser:
+    """The command line's parser, every word of its --help in the current language (argparse's own in `spoken`)."""
+    parser = SpeakingParser(prog="python -m looplab.grade", description=WORDS("description"), add_help=False,
+                            spoken=spoken)
+    graded = parser.add_argument_group(WORDS("group_grading"))
+    graded.add_argument("submissions", nargs="+", metavar=WORDS("metavar_submissions"), help=WORDS("help_submissions"))
+    graded.add_argument("-h", "--help", action="help", help=WORDS("help_help"))
+    graded.add_argument("--out", default=DEFAULT_OUT, metavar=WORDS("metavar_file"),
+                        help=WORDS("help_out", default=DEFAULT_OUT))
+    graded.add_argument("--feedback", metavar=WORDS("metavar_folder"), help=WORDS("help_feedback"))
+    graded.add_argument("--jobs", type=int, default=default_jobs(), metavar="N",
+                        help=WORDS("help_jobs", memory=KERNEL_MEMORY >> 30))
+    graded.add_argument("--cell-timeout", type=float, default=DEFAULT_CELL_TIMEOUT, metavar="S",
+                        help=WORDS("help_cell_timeout", default=decimal(DEFAULT_CELL_TIMEOUT)))
+    graded.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="S",
+                        help=WORDS("help_timeout", default=decimal(DEFAULT_TIMEOUT)))
+    graded.add_argument("--plain-kernels", action="store_true", help=WORDS("help_plain_kernels"))
+    graded.add_argument("--isolation", choices=ISOLATIONS, default="auto", help=WORDS("help_isolation"))
+    graded.add_argument("--quiet", action="store_true", help=WORDS("help_quiet"))
+    graded.add_argument("--lang", choices=language.LANGUAGES, help=WORDS("help_lang", variable=language.OVERRIDE))
+    exports = parser.add_argument_group(WORDS("group_exports"))
+    exports.add_argument("--report", metavar=WORDS("metavar_file"), help=WORDS("help_report"))
+    exports.add_argument("--canvas", metavar=WORDS("metavar_file"), help=WORDS("help_canvas"))
+    exports.add_argument("--canvas-column", action="append", default=[], metavar=WORDS("metavar_column"),
+                         help=WORDS("help_canvas_column"))
+    exports.add_argument("--roster", metavar=WORDS("metavar_file"), help=WORDS("help_roster"))
+    exports.add_argument("--canvas-missing", choices=sorted(MISSING), default=DEFAULT_MISSING,
+                         help=WORDS("help_canvas_missing", default=DEFAULT_MISSING))
+    exports.add_argument("--match", metavar=WORDS("metavar_file"), help=WORDS("help_match", file=UNMATCHED_FILE))
+    exports.add_argument("--wide", metavar=WORDS("metavar_file"), help=WORDS("help_wide"))
+    exports.add_argument("--gradescope", metavar=WORDS("metavar_file"), help=WORDS("help_gradescope"))
+    exports.add_argument("--one-submission", action="store_true", help=WORDS("help_one_submission"))
+    exports.add_argument("--gradescope-visibility", choices=VISIBILITIES, default="visible",
+                         help=WORDS("help_gradescope_visibility"))
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m looplab.grade",
-        description="Grade submitted notebooks offline, each in a fresh kernel, into a CSV gradebook "
-                    "(and, if asked, a class report, a Canvas CSV, Gradescope's results.json).",
-    )
-    parser.add_argument("submissions", nargs="+", help="notebook files and folders (a subfolder per learner, or flat)")
-    parser.add_argument("--out", default=DEFAULT_OUT,
-                        help=f"the CSV gradebook to write (default: {DEFAULT_OUT}; the course's .gitignore keeps graded/ "
-                             "out of git)")
-    parser.add_argument("--feedback", metavar="DIR", help="also write each executed notebook, with its grade, here")
-    parser.add_argument("--jobs", type=int, default=default_jobs(),
-                        help=f"notebooks graded at once (default: one per core, at most one per {KERNEL_MEMORY >> 30} GB of free "
-                             "memory)")
-    parser.add_argument("--cell-timeout", type=float, default=DEFAULT_CELL_TIMEOUT,
-                        help=f"seconds a cell may run before it is interrupted (default: {DEFAULT_CELL_TIMEOUT})")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                        help=f"seconds a whole notebook may run (default: {DEFAULT_TIMEOUT})")
-    parser.add_argument("--plain-kernels", action="store_true",
-                        help="start every kernel from scratch instead of forking it from a template")
-    parser.add_argument("--isolation", choices=ISOLATIONS, default="auto",
-                        help="run each kernel in a bubblewrap sandbox (bwrap: fail where it cannot run; auto, the "
-                             "default: where it can, else say so first and grade without; none: never)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar and no table")
-    parser.add_argument("--lang", choices=language.LANGUAGES,
-                        help="the language of the gradebook's words, the table, the report and the exports (default: "
-                             "the notebooks' when they all agree, else en); each notebook is judged, and its feedback "
-                             "written, in its own language")
-    exports = parser.add_argument_group("exports")
-    exports.add_argument("--report", metavar="FILE", help="also write the class report, one HTML page, here")
-    exports.add_argument("--canvas", metavar="FILE", help="also write a Canvas gradebook CSV here (needs --roster: Canvas's own gradebook "
-                              "export, whose ids Canvas's import matches)")
-    exports.add_argument("--roster", metavar="FILE",
-                         help="the class: a class list (id, name, email) or a Canvas gradebook export; the gradebook "
-                              "then has every student and every notebook, missing ones 'not submitted'")
-    exports.add_argument("--canvas-missing", choices=sorted(MISSING), default=DEFAULT_MISSING,
-                         help=f"a notebook a student did not hand in, in the Canvas file: zero (0 points, as in the "
-                              f"gradebook) or blank (an empty cell, which Canvas leaves out of Current Score) "
-                              f"(default: {DEFAULT_MISSING})")
-    exports.add_argument("--match", metavar="FILE",
-                         help=f"who the learners not on the roster are: the {UNMATCHED_FILE} a run with --roster wrote "
-                              "beside the gradebook, its 'student' column filled in (needs --roster)")
-    exports.add_argument("--wide", metavar="FILE",
-                         help="also write the gradebook one row per learner: each exercise, each notebook, total, maximum")
-    exports.add_argument("--gradescope", metavar="FILE",
-                         help="also write Gradescope's results.json here: for one submission (one learner's notebooks)")
-    exports.add_argument("--one-submission", action="store_true",
-                         help="every notebook under the paths is one learner's (Gradescope's upload, whatever its files "
-                              "are named): each course notebook counts once, the copy handed in last")
-    exports.add_argument("--gradescope-visibility", choices=VISIBILITIES, default="visible",
-                         help="when learners see the Gradescope results (default: visible)")
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    spoken = spoken_from(argv)
+    with language.using(spoken or language.SOURCE):  # --help and every refusal before grading
+        parser = parser_for(spoken)
+        args = parser.parse_args(argv)
+        args.lang = args.lang or spoken  # LOOPLAB_LANG, when --lang is not given, is the teacher's choice too
+        roster, matches, isolation, options, started = _ready(parser, args)
+    with language.using(spoken or language.SOURCE):
+        try:
+            result = grade(args.submissions, options)
+        except UsageError as error:
+            parser.error(str(error))
+        except (KeyboardInterrupt, asyncio.CancelledError):  # stopped before grading began
+            print("\n" + WORDS("stopped"), file=sys.stderr)
+            return 130
+    elapsed = time.monotonic() - started
+    with language.using(result.language):  # the rows' language: every export and line below speaks it
+        return _written(args, result, roster, matches, isolation, elapsed)
+
+
+def _ready(parser: SpeakingParser, args):
+    """The roster, the match file, the isolation and the options, each refused (parser.error) before grading."""
     if args.jobs < 1:
-        parser.error("--jobs must be at least 1")
+        parser.error(WORDS("jobs_at_least_one"))
     missing = [p for p in args.submissions if not Path(p).exists()]
     if missing:
-        parser.error(f"no such file or folder: {', '.join(missing)}")
+        parser.error(WORDS("no_such_path", paths=", ".join(missing)))
     if args.canvas and not args.roster:
-        parser.error("--canvas needs --roster: the Canvas gradebook export that lists the class")
+        parser.error(WORDS("canvas_needs_roster"))
     if args.match and not args.roster:
-        parser.error("--match needs --roster: it says which student of the roster each learner is")
+        parser.error(WORDS("match_needs_roster"))
+    if args.canvas_column and not args.canvas:
+        parser.error(WORDS("column_needs_canvas"))
     try:
         roster = read_roster(Path(args.roster)) if args.roster else None
         matches = read_matches(Path(args.match), roster) if args.match else {}
-    except (RosterError, MatchError) as error:
+        args.canvas_columns = chosen_columns(args.canvas_column, roster) if args.canvas_column else {}
+    except (RosterError, MatchError, CanvasColumnError) as error:
         parser.error(str(error))
     if matches:
         roster = roster.with_matches(matches)
-
     try:
         isolation = choose(args.isolation)
     except IsolationUnavailable as error:
         parser.error(str(error))
     if isolation.note:  # the first thing said: learners' code is about to run as you
         print(f"looplab.grade: {isolation.note}", file=sys.stderr, flush=True)
-    started = time.monotonic()
     options = GradingOptions(jobs=args.jobs, cell_timeout=args.cell_timeout, timeout=args.timeout,
                              forked=not args.plain_kernels, isolation=isolation,
                              feedback=Path(args.feedback) if args.feedback else None, progress=not args.quiet,
-                             one_learner=args.one_submission, single=bool(args.gradescope), lang=args.lang)
-    try:
-        result = grade(args.submissions, options)
-    except UsageError as error:
-        parser.error(str(error))
-    except (KeyboardInterrupt, asyncio.CancelledError):  # stopped before grading began
-        print("\nlooplab.grade: stopped; no gradebook written", file=sys.stderr)
-        return 130
-    elapsed = time.monotonic() - started
-    with language.using(result.language):  # the rows' language: every export and line below speaks it
-        return _written(args, result, roster, matches, isolation, elapsed)
+                             one_learner=args.one_submission, single=bool(args.gradescope), lang=args.lang,
+                             roster=roster)
+    return roster, matches, isolation, options, time.monotonic()
 
 
 def _written(args, result, roster, matches, isolation, elapsed: float) -> int:
@@ -131,23 +157,43 @@ def _written(args, result, roster, matches, isolation, elapsed: float) -> int:
         result = replace(result, rows=rows)
     write_csv(gradebook, Path(args.out))
     asked = Asked(args.wide, args.canvas, args.report, args.gradescope, args.gradescope_visibility, args.canvas_missing,
-                  str(Path(args.out).parent / UNMATCHED_FILE) if roster is not None else None, args.roster or "")
+                  str(Path(args.out).parent / UNMATCHED_FILE) if roster is not None else None, args.roster or "",
+                  args.canvas_columns)
     notes = list(result.notes) + [duplicate.note() for duplicate in duplicates(rows)]
     notes += [group.note() for group in result.identical]
-    notes += [f"{row.learner} ({row.file}): {row.review}" for row in result.rows if row.review]
+    notes += [WORDS("review_note", learner=row.learner, file=row.file, review=row.review)
+              for row in result.rows if row.review]
     unknown = not_graded(matches, graded)
     notes += [UNMATCHED_WORDS("not_graded", learners=", ".join(unknown))] if unknown else []
-    notes += write_exports(asked, result.rows, result.feedback, roster, elapsed, isolation, result.identical, graded)
+    exported = write_exports(asked, result.rows, result.feedback, roster, elapsed, isolation, result.identical, graded)
+    notes += exported.notes
     for note in notes:
         print(f"looplab.grade: {note}", file=sys.stderr)
+    for error in exported.errors:
+        print(f"looplab.grade: {WORDS('error', error=error)}", file=sys.stderr)
     if not args.quiet:
-        graded = result.submissions
-        print(summary_table(result.rows))
-        print("\n" + WORDS("graded", graded=graded, elapsed=f"{elapsed:.1f}", each=f"{elapsed / max(graded, 1):.2f}",
-                           jobs=args.jobs, out=args.out)
+        count = result.submissions
+        print(summary_table(result.rows, _names(roster)))
+        print("\n" + WORDS("graded", graded=count, elapsed=decimal(elapsed, 1),
+                           each=decimal(elapsed / max(count, 1), 2), jobs=args.jobs, out=args.out)
               + (WORDS("feedback", folder=args.feedback) if args.feedback else "")
-              + "".join(f"; {name}: {path}" for name, path in asked.written()))
-    return 130 if result.stopped else 0
+              + "".join(WORDS("written", what=name, path=path) for name, path in asked.written()
+                        if path not in exported.not_written))
+    if result.stopped:
+        return 130
+    return 1 if exported.errors else 0
+
+
+def _names(roster):
+    """How the table names a learner: the roster's name for a student (their rows are keyed by e-mail or login),
+    else the learner as graded."""
+    if roster is None:
+        return None
+
+    def name(learner: str) -> str:
+        student = roster.student(learner)
+        return student["Student"] if student and student["Student"] else learner
+    return name
 
 
 if __name__ == "__main__":

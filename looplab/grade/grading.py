@@ -28,6 +28,7 @@ from .judgement.reference_text import review
 from .kernels.runner import Grader
 from .kernels.sandbox import Isolation, IsolationUnavailable, choose
 from .rows.from_run import rows_for
+from .rows.roster import Roster
 from .shared.gradebook import Row, Ungradable
 from .shared.limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
 from .shared.status import Status
@@ -54,6 +55,14 @@ class GradingOptions:
     # The language of the gradebook, the notes and the exports (--lang); None: the notebooks' when they all
     # agree, else English. Each notebook is still judged, and its feedback written, in its own language.
     lang: str | None = None
+    # The class (--roster): a feedback notebook is headed by the roster's name for its learner, not by the name of
+    # the file or folder it came in.
+    roster: Roster | None = None
+
+    def name(self, learner: str) -> str | None:
+        """The roster's name for a learner (its Student column); None without a roster or a match."""
+        student = self.roster.student(learner) if self.roster is not None else None
+        return student["Student"] if student and student["Student"] else None
 
 
 @dataclass
@@ -103,7 +112,7 @@ def found_submissions(paths: list[str], options: GradingOptions) -> list[Submiss
         raise UsageError(str(error)) from None
     roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
     if options.feedback is not None and inside(options.feedback, roots):
-        raise UsageError("--feedback must be outside the submissions: they are never written to")
+        raise UsageError(WORDS("feedback_inside"))
     return sorted(found if options.one_learner else not_theirs(found), key=submission_order)
 
 
@@ -144,11 +153,12 @@ async def _grade_all(submissions: list[Submission], course: dict, options: Gradi
 
     async def one(index: int, submission: Submission) -> None:
         try:
-            graded[index] = await grade_submission(submission, course, grader, options.feedback, taken)
+            graded[index] = await grade_submission(submission, course, grader, options.feedback, taken,
+                                                   options.name(submission.learner))
         except Exception as error:  # the grader's own failure: this submission's row says so, the others go on
             graded[index] = [one_row(submission, Status.GRADER_ERROR, f"{type(error).__name__}: {error}")]
         if progress:
-            progress.update(f"{submission.learner}: {submission.file}")
+            progress.update(WORDS("progress_label", learner=submission.learner, file=submission.file))
 
     stopped = False
     not_graded = WORDS("stopped_before_it")
@@ -188,15 +198,13 @@ def for_one_submission(submissions: list[Submission], options: GradingOptions) -
         return [replace(submission, learner=learner) for submission in submissions]
     learners = list(dict.fromkeys(submission.learner for submission in submissions))
     if options.single and len(learners) > 1:
-        shown = ", ".join(learners[:5]) + (f" and {len(learners) - 5} more" if len(learners) > 5 else "")
-        raise UsageError(f"--gradescope is for one submission (Gradescope grades each upload on its own), but these "
-                         f"paths hold {len(learners)} learners ({shown}): grade a class without --gradescope, or add "
-                         "--one-submission if every notebook here is one learner's")
+        shown = ", ".join(learners[:5]) + (WORDS("and_more", count=len(learners) - 5) if len(learners) > 5 else "")
+        raise UsageError(WORDS("one_submission", count=len(learners), learners=shown))
     return submissions
 
 
 async def grade_submission(submission: Submission, course: dict, grader: Grader, feedback: Path | None,
-                           taken: dict[Path, str]) -> list[Row]:
+                           taken: dict[Path, str], name: str | None = None) -> list[Row]:
     """The rows of one submission, in the current language (the report's); every submission gets its rows,
     even when the grader fails. The notebook is run and judged in its own language (metadata `looplab.lang`:
     its kernel, the checks' words, its feedback notebook), so a French notebook in an English class reads
@@ -209,7 +217,7 @@ async def grade_submission(submission: Submission, course: dict, grader: Grader,
         with language.using(plan.language):  # the judge's threads copy this task's context, its language too
             outcome = await grader.run(plan)
             if feedback is not None:
-                await asyncio.to_thread(_feedback, feedback, plan, outcome, taken)
+                await asyncio.to_thread(_feedback, feedback, plan, outcome, taken, name)
         return await asyncio.to_thread(graded_rows, plan, outcome)
     except Ungradable as reason:
         return [one_row(submission, reason.status, reason.message, reason.notebook)]
@@ -220,10 +228,10 @@ async def grade_submission(submission: Submission, course: dict, grader: Grader,
 _FEEDBACK = threading.Lock()  # feedback files are named one at a time: two learners' never take one name
 
 
-def _feedback(folder: Path, plan, outcome, taken: dict[Path, str]) -> None:
+def _feedback(folder: Path, plan, outcome, taken: dict[Path, str], name: str | None = None) -> None:
     rows = rows_for(plan, outcome)
     with _FEEDBACK:
-        write_feedback(folder, plan, outcome, rows, taken)
+        write_feedback(folder, plan, outcome, rows, taken, name)
 
 
 def planned(submission: Submission, course: dict):

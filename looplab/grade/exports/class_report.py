@@ -219,9 +219,10 @@ class ClassReport:
         if handed is None:
             missing = WORDS("legend_missing")
             return (f'<td class="cell missing" {data} data-status="{escape(missing)}" '
-                    f'title="{escape(learner)} · {exercise.id}: {escape(missing)}">—</td>')
+                    f'title="{escape(WORDS("tip", learner=self.shown_name(learner), exercise=exercise.id, title="", status=missing))}">—</td>')
         row, points = handed.row(exercise.id), handed.points_for(exercise.id)
-        tip = f"{learner} · {exercise.id} {exercise.title}: {row.status}" + (f"\n{row.message}" if row.message else "")
+        tip = (WORDS("tip", learner=self.shown_name(learner), exercise=exercise.id, title=" " + exercise.said_title,
+                     status=row.status) + (f"\n{row.message}" if row.message else ""))
         flagged = row.exercise == exercise.id and bool(row.review)
         if flagged:
             tip += f"\n{row.review}"
@@ -242,9 +243,9 @@ class ClassReport:
 
     def grid(self) -> str:
         exercises = self.exercises()
-        top = "".join(f'<th colspan="{len(nb.exercises)}" title="{escape(nb.stem)}">{escape(nb.title)}</th>'
+        top = "".join(f'<th colspan="{len(nb.exercises)}" title="{escape(nb.stem)}">{escape(nb.said_title)}</th>'
                       for nb in self.notebooks)
-        second = "".join(f'<th title="{escape(e.title)}">{e.id}</th>' for _, e in exercises)
+        second = "".join(f'<th title="{escape(e.said_title)}">{e.id}</th>' for _, e in exercises)
         maximum = sum(max_points(notebook) for notebook in self.notebooks)
         body = []
         for learner in self.names:
@@ -274,14 +275,15 @@ class ClassReport:
         counts = WORDS("solved_of", solved=solved, graded=len(handed)) if handed else WORDS("no_graded")
         if ranked:
             top = ranked[0]
-            message = top.message.removeprefix(f"{top.status}: ")  # "not written yet: not written yet: ..." once
+            # "not written yet: not written yet: ..." once (a check's message may start with the status, in its words)
+            message = re.sub(rf"^{re.escape(top.status)}\s*:\s*", "", top.message)
             said = WORDS("most_hit", count=len(top.learners), status=top.status)
-            detail = f"{said}: {message}" if message else said
+            detail = WORDS("said", what=said, detail=message) if message else said
         else:
             detail = WORDS("everyone_solved") if handed else ""
         return (f'<tr data-exercise="{exercise.id}" data-solved="{solved}" data-graded="{len(handed)}">'
                 f'<th scope="row"><a href="#exercise-{exercise.id}">{exercise.id}</a></th>'
-                f'<td class="what" title="{escape(notebook.title)}">{escape(exercise.title)}</td>'
+                f'<td class="what" title="{escape(notebook.said_title)}">{escape(exercise.said_title)}</td>'
                 f'<td class="counts"><span class="bar"><span style="width:{width}%"></span></span>{escape(counts)}</td>'
                 f'<td class="top-failure" title="{escape(detail)}">{escape(detail)}</td></tr>')
 
@@ -359,8 +361,8 @@ class ClassReport:
             for exercise in notebook.exercises:
                 ranked = failures(exercise, handed)
                 solved = sum(one.solved(exercise.id) for one in handed)
-                heading = (f'<h3 id="exercise-{exercise.id}">{exercise.id} {escape(exercise.title)} '
-                           f"<small>{escape(WORDS('heading_counts', notebook=notebook.title, solved=solved, graded=len(handed)))}"
+                heading = (f'<h3 id="exercise-{exercise.id}">{exercise.id} {escape(exercise.said_title)} '
+                           f"<small>{escape(WORDS('heading_counts', notebook=notebook.said_title, solved=solved, graded=len(handed)))}"
                            "</small></h3>")
                 if not ranked:
                     parts.append(heading + f'<p class="all-solved" data-exercise="{exercise.id}">'
@@ -404,7 +406,8 @@ class ClassReport:
             return ""
         items = "".join(f'<li data-learner="{escape(row.learner)}" data-exercise="{escape(row.exercise)}">'
                         f"<b>{escape(self.shown_name(row.learner))}</b>, {escape(row.exercise)} "
-                        f"<small>({escape(row.file)})</small>: {escape(row.review)}</li>" for row in flagged)
+                        f"<small>({escape(row.file)})</small>{escape(WORDS('said', what='', detail=row.review))}</li>"
+                        for row in flagged)
         return (f'<h2 id="review">{escape(WORDS("review_heading"))}</h2><p>{escape(WORDS("review_intro"))}</p>'
                 f'<ul class="review">{items}</ul>')
 

@@ -40,7 +40,10 @@ def markdown_text(text: str) -> str:
     return html.escape(escaped, quote=False)
 
 
-def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
+def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row], name: str | None = None):
+    """The executed notebook, its outputs capped, with the grade as a last cell headed by `name` (the roster's name
+    for the learner; else the learner as the grader named them) and the notebook's and exercises' titles in the
+    current language (the notebook's own: grading.py writes the feedback inside its `language.using`)."""
     import nbformat
 
     executed = outcome.executed if outcome.executed is not None else plan.notebook
@@ -63,15 +66,15 @@ def feedback_notebook(plan: Plan, outcome: Outcome, rows: list[Row]):
     total = sum(r.points for r in rows)
     maximum = sum(r.max_points or 0 for r in rows)
     lines = [
-        WORDS("heading"),
+        WORDS("heading", title=markdown_text(plan.course.said_title)),
         "",
-        "**" + WORDS("total", learner=markdown_text(plan.submission.learner), notebook=markdown_text(plan.course.stem),
-                     points=total, maximum=maximum) + "**",
+        "**" + WORDS("total", learner=markdown_text(name or plan.submission.learner),
+                     notebook=markdown_text(plan.course.stem), points=total, maximum=maximum) + "**",
         "",
         WORDS("columns"),
         "|---|---|---|---|",
     ]
-    titles = {e.id: e.title for e in plan.course.exercises}
+    titles = {e.id: e.said_title for e in plan.course.exercises}
     for r in rows:
         details = r.message + (WORDS("hint", hint=r.hint) if r.hint else "")
         lines.append(f"| {markdown_text(r.exercise)} {markdown_text(titles.get(r.exercise, ''))} | "
@@ -98,8 +101,10 @@ def feedback_folder(learner: str) -> str:
     return f"{safe or 'learner'}~{hashlib.sha256(learner.encode()).hexdigest()[:8]}"
 
 
-def write_feedback(folder: Path, plan: Plan, outcome: Outcome, rows: list[Row], taken: dict[Path, str]) -> Path:
-    """Write the feedback copy; `taken` gathers the files written so far, each with its submission's file.
+def write_feedback(folder: Path, plan: Plan, outcome: Outcome, rows: list[Row], taken: dict[Path, str],
+                   name: str | None = None) -> Path:
+    """Write the feedback copy, its grade headed by `name` (feedback_notebook); `taken` gathers the files written so
+    far, each with its submission's file.
 
     Two submissions of one learner with the same file name (from two subfolders) get `-2`, `-3`... in
     the order they are graded, which is the gradebook's; names are compared ignoring case, as a
@@ -116,5 +121,5 @@ def write_feedback(folder: Path, plan: Plan, outcome: Outcome, rows: list[Row], 
         target = learner_folder / f"{plan.submission.path.stem}-{counter}{plan.submission.path.suffix}"
     taken[target] = plan.submission.file
     target.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(feedback_notebook(plan, outcome, rows), target)
+    nbformat.write(feedback_notebook(plan, outcome, rows, name), target)
     return target

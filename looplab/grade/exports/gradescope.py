@@ -38,7 +38,7 @@ def _output(row: Row) -> str:
     if not row.message or row.message.startswith(row.status):
         said = row.message or row.status
     else:
-        said = f"{row.status}: {row.message}"
+        said = WORDS("said", status=row.status, message=row.message)
     return said + "\n" + WORDS("hint", hint=row.hint) if row.hint else said
 
 
@@ -51,7 +51,7 @@ def one_submission(rows: list[Row]) -> list[Row]:
 
 def copies_note(rows: list[Row], course: Course) -> list[str]:
     """A line per notebook handed in more than once: which copy counted."""
-    titles = {notebook.stem: notebook.title for notebook in course.notebooks}
+    titles = {notebook.stem: notebook.said_title for notebook in course.notebooks}
     return [WORDS("copies", notebook=titles.get(copy.notebook, copy.notebook), count=len(copy.ignored) + 1,
                   counted=Path(copy.counted).name, ignored=", ".join(Path(f).name for f in copy.ignored))
             for copy in duplicates(rows, course)]
@@ -70,7 +70,7 @@ def results(rows: list[Row], execution_time: float = 0, visibility: str = "visib
             for exercise in handed.notebook.exercises:
                 tests.append({
                     "number": exercise.id,
-                    "name": f"{exercise.id} {exercise.title} ({handed.notebook.title})",
+                    "name": f"{exercise.id} {exercise.said_title} ({handed.notebook.said_title})",
                     "score": handed.points_for(exercise.id),
                     "max_score": exercise.points,
                     "status": "passed" if handed.solved(exercise.id) else "failed",
@@ -80,7 +80,7 @@ def results(rows: list[Row], execution_time: float = 0, visibility: str = "visib
                 })
     for row in ungraded(rows):
         if row.notebook not in {notebook.stem for notebook in course.notebooks}:
-            tests.append({"name": f"{Path(row.file).name}: {row.status}", "score": 0, "max_score": 0,
+            tests.append({"name": WORDS("said", status=Path(row.file).name, message=row.status), "score": 0, "max_score": 0,
                           "status": "failed", "output": _output(row), "output_format": "text",
                           "visibility": visibility})
     score = sum(test["score"] for test in tests)

@@ -22,6 +22,7 @@ from pathlib import Path
 from queue import Empty
 from typing import Any, Callable, Protocol
 
+from ...catalogue import words
 from ...client import offline_environment
 from ...course import Exercise, Notebook
 from ...withheld import LINE
@@ -41,6 +42,8 @@ from .process_tree import NotebookTree
 from .sandbox import Isolation, bwrap_argv, read_only_paths
 from ...language import OVERRIDE, SOURCE
 from .slots import Slot
+
+WORDS = words(__file__)  # texts/runner.toml: the grader's notes on its kernels, in the report's language
 
 CHECK_MARGIN = 5  # seconds per exercise on top of the check's own time limit, for the grader's cells
 
@@ -226,7 +229,7 @@ class Grader:
         failures = sorted({slot.failure for slot in self.slots if slot.failure})
         if failures:
             self.forked = any(slot.forked for slot in self.slots)
-            self.notes.append(f"kernels are started the plain way: the kernel template failed ({'; '.join(failures)})")
+            self.notes.append(WORDS("plain_kernels", failures="; ".join(failures)))
 
     async def close(self) -> None:
         """Every slot stopped and every process of every notebook gone (orphans adopted and killed), so that
@@ -239,7 +242,7 @@ class Grader:
         try:
             remove_tree(self.tmp)
         except OSError as error:
-            self.notes.append(f"could not remove the temporary folder {self.tmp}: {error}")
+            self.notes.append(WORDS("not_removed", folder=self.tmp, error=error))
         from .cgroups import remove_parents
         remove_parents()
 

@@ -52,7 +52,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...catalogue import words
 from ..shared.limits import ADDRESS_SPACE, KERNEL_MEMORY, SHM_LIMIT
+
+# Why kernels cannot be isolated, said to the instructor (texts/sandbox.toml), in the command line's language.
+WORDS = words(__file__)
 
 if TYPE_CHECKING:
     from .edition import Edition
@@ -210,15 +214,15 @@ def probe(bwrap: str = BWRAP) -> str | None:
     """None if a sandbox like a kernel's starts here (`bwrap ... true`); else why not, in bwrap's words."""
     executable = shutil.which(bwrap)
     if executable is None:
-        return f"{bwrap} is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+        return WORDS("not_installed", bwrap=bwrap)
     argv = bwrap_argv([], read_only_paths(), bwrap=executable) + ["true"]
     try:
         run = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as error:
-        return f"{bwrap} did not run: {error}"
+        return WORDS("did_not_run", bwrap=bwrap, error=error)
     if run.returncode != 0:
         said = (run.stderr.strip().splitlines() or [f"exit status {run.returncode}"])[-1]
-        return f"{bwrap} cannot make a sandbox here: {said.removeprefix('bwrap: ')}"
+        return WORDS("cannot_sandbox", bwrap=bwrap, said=said.removeprefix('bwrap: '))
     return None
 
 
@@ -229,13 +233,11 @@ def choose(isolation: str, bwrap: str = BWRAP) -> Isolation:
     if isolation == "none":
         return Isolation(False, None)
     if not sys.platform.startswith("linux"):
-        problem = "bubblewrap needs Linux"
+        problem = WORDS("needs_linux")
     else:
         problem = probe(bwrap)
     if problem is None:
         return Isolation(True)
     if isolation == "bwrap":
         raise IsolationUnavailable(f"--isolation bwrap: {problem}")
-    return Isolation(False, f"kernels are NOT isolated: {problem}. Learners' code runs as you and can read "
-                            "other submissions and your files; grade in a throwaway account or container, "
-                            "or on a host that allows unprivileged user namespaces", problem)
+    return Isolation(False, WORDS("not_isolated", problem=problem), problem)

@@ -26,8 +26,8 @@ from ..shared.status import Status
 from .class_results import counted, duplicates, max_points
 from .roster import Roster
 
-# The notes of the wide table (texts/class_gradebook.toml), in the report's language; its column names stay
-# English (a spreadsheet formula or a script reads them).
+# The wide table's column names and notes (texts/class_gradebook.toml), in the report's language; the exercises'
+# ids and the notebooks' stems (their file names, the same in every language) name their own columns.
 WORDS = words(__file__)
 TO_REVIEW = WORDS.rows["to_review"]["en"]
 
@@ -66,8 +66,9 @@ def class_rows(rows: list[Row], roster: Roster, course: Course = COURSE) -> tupl
 def wide_table(rows: list[Row], roster: Roster | None = None, course: Course = COURSE) -> tuple[list[str], list[list]]:
     """(header, one row per learner): learner, name, each exercise, each notebook, total, maximum, notes."""
     exercises = course.exercises
-    header = (["learner", "name"] + [exercise.id for exercise in exercises]
-              + [notebook.stem for notebook in course.notebooks] + ["total", "maximum", "notes"])
+    header = ([WORDS("column_learner"), WORDS("column_name")] + [exercise.id for exercise in exercises]
+              + [notebook.stem for notebook in course.notebooks]
+              + [WORDS("column_total"), WORDS("column_maximum"), WORDS("column_notes")])
     learners = counted(rows, course)
     copies = {(duplicate.learner, duplicate.notebook): duplicate for duplicate in duplicates(rows, course)}
     names = [roster.key(student) for student in roster.students] if roster else []
@@ -90,5 +91,5 @@ def wide_table(rows: list[Row], roster: Roster | None = None, course: Course = C
         if roster and student is None:
             notes.insert(0, WORDS("not_on_roster"))
         table.append([learner, student["Student"] if student else ""] + by_exercise + by_notebook
-                     + [sum(by_notebook), maximum, "; ".join(notes)])
+                     + [sum(by_notebook), maximum, WORDS("notes_separator").join(notes)])
     return header, table

@@ -12,6 +12,7 @@ from ...course import COURSE, Exercise, exercise_number
 from ..kernels.outcome import Outcome
 from ..shared.gradebook import Row
 from ..shared.limits import WRITE_ENTRIES, WRITE_LIMIT
+from ..shared.numbers import integer
 from ..shared.status import CheckKind, Status, seconds, stops_text
 from ..submissions.plan import GraderCell, Plan
 
@@ -108,7 +109,7 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
                     if outcome.wrote_too_much and outcome.died_at is not None:
                         status = Status.WROTE_TOO_MUCH.text(amount=WORDS(f"wrote_{outcome.wrote_too_much}",
                                                                          limit=WRITE_LIMIT >> 20,
-                                                                         entries=f"{WRITE_ENTRIES:,}"))
+                                                                         entries=integer(WRITE_ENTRIES)))
                         message = WORDS("kernel_stopped_during", place=place)
                     elif outcome.died_at is not None:
                         status = Status.KERNEL_DIED.text(where=where)
@@ -139,7 +140,7 @@ def _graded_rows(plan: Plan, outcome: Outcome) -> list[Row]:
             if outcome.wrote_too_much and outcome.died_at is not None:
                 note = WORDS("note_wrote_after", place=place, amount=WORDS(f"wrote_{outcome.wrote_too_much}",
                                                                            limit=WRITE_LIMIT >> 20,
-                                                                           entries=f"{WRITE_ENTRIES:,}"))
+                                                                           entries=integer(WRITE_ENTRIES)))
             elif outcome.died_at is not None:
                 note = WORDS("note_died_after", place=place)
             elif outcome.garbled_at is not None:

@@ -5,8 +5,11 @@ Two kinds of file are read, told apart by their header:
   `SIS User ID`, `SIS Login ID`, `Section` (`Student` and `SIS Login ID` required); rows without a
   student (Canvas's "Points Possible") are skipped;
 - a class list with the columns `id`, `name` and `email` (any case, any order, other columns
-  ignored; `name` and one of `id`/`email` required), as most schools can export. Its students get the
-  same five columns: Student = name, ID and SIS User ID = id, SIS Login ID = email.
+  ignored; `name` and one of `id`/`email` required), as most schools can export, or their French names
+  (`identifiant`, `nom`, `e-mail`). Its students get the same five columns: Student = name, ID and SIS User
+  ID = id, SIS Login ID = email.
+Either is read comma- or semicolon-separated (a spreadsheet in a French locale saves a CSV with `;`: `table`),
+with or without a byte-order mark.
 
 A learner (the grader's name for them: a folder, a file name, or the name an LMS download carries,
 see submissions/lms.py) is the student whose SIS Login ID is that name, else whose SIS User ID, else whose ID,
@@ -25,11 +28,13 @@ student each one is; fed back with `--match FILE`, those answers (`Roster.with_m
 from __future__ import annotations
 
 import csv
+import io
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ...catalogue import words
 from ..submissions.lms import nfc
 
 STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -39,6 +44,9 @@ MATCHED_ON = ("SIS Login ID", "SIS User ID", "ID")  # in this order
 ASSIGNMENT = re.compile(r"^(?P<name>.*\S)\s*\((?P<id>\d+)\)$")
 POINTS_POSSIBLE = "Points Possible"  # Canvas's export writes it indented: "    Points Possible"
 CANVAS_EXPORT, CLASS_LIST = "a Canvas gradebook export", "a class list"  # Roster.kind
+# Why a roster cannot be read, and a class list's column names in each language (texts/roster.toml).
+WORDS = words(__file__)
+LIST_COLUMNS = {"id": "list_id", "name": "list_name", "email": "list_email"}  # a class list's column -> its row
 
 
 class RosterError(ValueError):
@@ -126,23 +134,39 @@ class RosterMatch:
                 if not any(student is other for other in matched)]
 
 
+def separator(header_line: str) -> str:
+    """The separator of a CSV file, from its header line: `;` when it splits the header more than `,` does (a
+    spreadsheet in a French locale saves `id;nom;e-mail`), else `,`."""
+    return ";" if header_line.count(";") > header_line.count(",") else ","
+
+
+def table(path: Path) -> csv.DictReader:
+    """A CSV file's rows by column name, comma- or semicolon-separated, with or without a byte-order mark (raises
+    OSError, UnicodeDecodeError)."""
+    text = path.read_text(encoding="utf-8-sig")
+    return csv.DictReader(io.StringIO(text, newline=""), delimiter=separator(text.partition("\n")[0]))
+
+
 def read_roster(path: Path) -> Roster:
     try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            header = [nfc(column or "") for column in reader.fieldnames or []]
-            reader.fieldnames = header
-            table = [{column: nfc(value) if isinstance(value, str) else value for column, value in entry.items()}
-                     for entry in reader]
+        reader = table(path)
+        header = [nfc(column or "") for column in reader.fieldnames or []]
+        reader.fieldnames = header
+        entries = [{column: nfc(value) if isinstance(value, str) else value for column, value in entry.items()}
+                   for entry in reader]
     except (OSError, UnicodeDecodeError, csv.Error) as error:
-        raise RosterError(f"cannot read the roster {path}: {error}") from None
+        raise RosterError(WORDS("cannot_read", path=path, error=error)) from None
     if all(column in header for column in REQUIRED):
-        return canvas_roster(header, table)
-    lower = {column.strip().casefold(): column for column in header}
+        return canvas_roster(header, entries)
+    lower = {}
+    for column in header:  # a class list's columns, under their name in any language
+        said = column.strip().casefold()
+        lower |= {name: column for name, key in LIST_COLUMNS.items()
+                  if said in {text.casefold() for text in WORDS.rows[key].values()}}
     if "name" in lower and ("id" in lower or "email" in lower):
-        return class_list(lower, table)
-    raise RosterError(f"the roster {path} has neither the columns {', '.join(CLASS_LIST_COLUMNS)} of a class "
-                      f"list nor those of a Canvas gradebook export ({', '.join(STUDENT_COLUMNS)})")
+        return class_list(lower, entries)
+    raise RosterError(WORDS("neither", path=path, class_list=", ".join(WORDS(LIST_COLUMNS[c]) for c in CLASS_LIST_COLUMNS),
+                            canvas=", ".join(STUDENT_COLUMNS)))
 
 
 def canvas_roster(header: list[str], table: list[dict]) -> Roster:

@@ -8,6 +8,8 @@ points), with an empty `student` column. The instructor fills it in with any of 
 columns (SIS Login ID, SIS User ID, ID, e-mail or full name: what roster.py matches on) and grades again
 with `--match unmatched.csv`; those learners are then that student everywhere (gradebook, Canvas file,
 report). The file written then keeps the answers given, so it can be fed back as it is, again and again.
+It is written for the class's spreadsheet (its column names in the class's language, exports/spreadsheet.py's
+dialect), and read back in either language, comma- or semicolon-separated.
 """
 
 from __future__ import annotations
@@ -20,26 +22,30 @@ from ...course import COURSE, Course
 from ..shared.gradebook import Row
 from ..submissions.lms import nfc
 from .class_results import counted
-from .roster import Roster
+from .roster import Roster, table
 
 UNMATCHED_FILE = "unmatched.csv"
-COLUMNS = ["learner", "files", "points", "student"]
+COLUMNS = ["learner", "files", "points", "student"]  # the English names: the keys of their rows in texts/unmatched.toml
 LEARNER, STUDENT = "learner", "student"
 
-# The words of this module (a later issue moves them into translation catalogues).
-CANNOT_READ = "cannot read the match file {path}: {error}"
-NO_COLUMN = ("the match file {path} has no column {column!r} (its header: {header}); give the unmatched.csv the "
-             "grader wrote, with its 'student' column filled in")
-NO_LEARNER = "the match file {path}, line {line}: the student {student!r} is given, but no learner"
-NO_STUDENT = ("the match file {path}, line {line}: {student!r} is no student of the roster (write their SIS Login "
-              "ID, SIS User ID, ID, e-mail or full name as the roster has it)")
-TWICE = ("the match file {path}, line {line}: the learner {learner!r} is already matched, on line {earlier}, to "
-         "another student")
-# The lines the grader prints about learners the roster does not match (texts/unmatched.toml), in the report's
-# language: WORDS("not_graded", learners=...), WORDS("not_matched", learners=..., path=...).
+# The lines the grader prints about learners the roster does not match, why a match file is refused, and the
+# file's column names (texts/unmatched.toml), in the report's language: WORDS("not_graded", learners=...),
+# WORDS("not_matched", learners=..., path=...).
 WORDS = words(__file__)
 NOT_GRADED = WORDS.rows["not_graded"]["en"]  # the English, as tests read it
 NOT_MATCHED = WORDS.rows["not_matched"]["en"]
+
+
+def columns() -> list[str]:
+    """unmatched.csv's column names in the current language."""
+    return [WORDS(f"column_{column}") for column in COLUMNS]
+
+
+def _english(column: str) -> str:
+    """A column's English name from its name in any language ('apprenant' -> 'learner'); else as it is."""
+    said = column.strip().casefold()
+    return next((english for english in COLUMNS
+                 if said in {name.casefold() for name in WORDS.rows[f"column_{english}"].values()}), said)
 
 
 class MatchError(ValueError):
@@ -49,16 +55,17 @@ class MatchError(ValueError):
 def read_matches(path: Path, roster: Roster) -> dict[str, dict[str, str]]:
     """learner -> their roster student, from the rows of the match file whose `student` is filled in."""
     try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            header = [nfc(column or "").strip().casefold() for column in reader.fieldnames or []]
-            reader.fieldnames = header
-            entries = list(reader)
+        reader = table(path)
+        said = [nfc(column or "").strip() for column in reader.fieldnames or []]
+        reader.fieldnames = [_english(column) for column in said]  # either language's names
+        header = reader.fieldnames
+        entries = list(reader)
     except (OSError, UnicodeDecodeError, csv.Error) as error:
-        raise MatchError(CANNOT_READ.format(path=path, error=error)) from None
+        raise MatchError(WORDS("cannot_read", path=path, error=error)) from None
     for column in (LEARNER, STUDENT):
         if column not in header:
-            raise MatchError(NO_COLUMN.format(path=path, column=column, header=", ".join(header) or "none"))
+            raise MatchError(WORDS("no_column", path=path, column=WORDS(f"column_{column}"),
+                                   header=", ".join(said) or WORDS("no_header")))
     matches: dict[str, dict[str, str]] = {}
     lines: dict[str, int] = {}
     for line, entry in enumerate(entries, start=2):
@@ -66,13 +73,13 @@ def read_matches(path: Path, roster: Roster) -> dict[str, dict[str, str]]:
         if not given:
             continue
         if not learner:
-            raise MatchError(NO_LEARNER.format(path=path, line=line, student=given))
+            raise MatchError(WORDS("no_learner", path=path, line=line, student=given))
         student = roster.student(given)
         if student is None:
-            raise MatchError(NO_STUDENT.format(path=path, line=line, student=given))
+            raise MatchError(WORDS("no_student", path=path, line=line, student=given))
         key = learner.casefold()
         if key in matches and matches[key] is not student:
-            raise MatchError(TWICE.format(path=path, line=line, learner=learner, earlier=lines[key]))
+            raise MatchError(WORDS("twice", path=path, line=line, learner=learner, earlier=lines[key]))
         matches[key], lines[key] = student, line
     return {learner: student for learner, student in matches.items()}
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...catalogue import words
 from .status import Status
 
 # course_version: the course version the submission was made with (see submissions/versions.py); last, so the
@@ -17,6 +18,19 @@ from .status import Status
 # (judgement/reference_text.py); empty for every other row. Last, so every column before it keeps its place.
 CSV_COLUMNS = ["learner", "notebook", "exercise", "points", "max_points", "status", "message", "file",
                "course_version", "hint", "review"]
+# The column names as the class reads them (texts/gradebook.toml, keyed by the English name): a French class's
+# gradebook says `apprenant`, `statut`... Programs that read a gradebook back take either (`column_names`).
+WORDS = words(__file__)
+
+
+def csv_columns() -> list[str]:
+    """The gradebook's column names in the current language, in CSV_COLUMNS's order."""
+    return [WORDS(column) for column in CSV_COLUMNS]
+
+
+def column_names(column: str) -> set[str]:
+    """A column's name in every language of the course, in lower case: 'learner' -> {'learner', 'apprenant'}."""
+    return {name.casefold() for name in WORDS.rows[column].values()}
 
 
 @dataclass

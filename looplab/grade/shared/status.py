@@ -13,6 +13,7 @@ from ... import language
 from ...catalogue import words
 from ...checks.core import COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SOLVED
 from .limits import AFTER_A_STOP, CODE_CELL_LIMIT, CODE_LIMIT, SUBMISSION_LIMIT, WRITE_ENTRIES, WRITE_LIMIT
+from .numbers import decimal
 
 WORDS = words(__file__)  # texts/status.toml: each status's text, and the words of stopped cells
 
@@ -131,8 +132,8 @@ def stops_text(stops: list[tuple[int, float]]) -> str:
 
 
 def seconds(value: float) -> str:
-    """5.0 -> '5'; 2.5 -> '2.5'."""
-    return f"{value:g}"
+    """5.0 -> '5'; 2.5 -> '2.5' (in French, '2,5': numbers.decimal)."""
+    return decimal(value)
 
 
 # Beyond a check's own kinds (judgement/judge.py): no such name where it was graded; the grader's own error.

@@ -124,7 +124,7 @@ def collect(paths: list[str], stems: list[str]) -> list[Submission]:
         elif path.exists():
             submissions.append(loose_file(path, stems, None))
         else:
-            raise FileNotFoundError(f"no such file or folder: {given}")
+            raise FileNotFoundError(WORDS("no_such_path", path=given))
     return submissions
 
 

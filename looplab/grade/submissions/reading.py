@@ -16,6 +16,7 @@ from ...catalogue import words
 from ...course import COURSE, Course, Notebook, exercise_number, made_with
 from ..shared.gradebook import Ungradable
 from ..shared.limits import CODE_CELL_LIMIT, CODE_LIMIT, NESTING_LIMIT, SUBMISSION_LIMIT
+from ..shared.numbers import integer
 from ..shared.status import Status
 from .finding import Submission
 from .versions import unknown_version
@@ -55,7 +56,7 @@ def _read_at_most(submission: Submission, limit: int, guessed: str) -> bytes:
         raw = handle.read(limit + 1) if size <= limit else b""
     if size > limit or len(raw) > limit:
         shown = max(size, len(raw))
-        raise Ungradable(Status.TOO_LARGE, WORDS("too_large", size=f"{shown:,}", limit=f"{limit:,}",
+        raise Ungradable(Status.TOO_LARGE, WORDS("too_large", size=integer(shown), limit=integer(limit),
                                                  megabytes=limit >> 20), guessed)
     submission.digest = hashlib.sha256(raw).hexdigest()  # the bytes just read: identical submissions are named
     return raw
@@ -75,10 +76,23 @@ def _json_of(raw: bytes, guessed: str):
     except RecursionError:
         raise Ungradable(Status.INVALID_JSON, WORDS("too_deep", limit=NESTING_LIMIT), guessed) from None
     except ValueError as error:
-        raise Ungradable(Status.INVALID_JSON, str(error), guessed) from None
+        raise Ungradable(Status.INVALID_JSON, json_error(error), guessed) from None
     if _deeper_than(data, NESTING_LIMIT):
         raise Ungradable(Status.INVALID_JSON, WORDS("too_deep", limit=NESTING_LIMIT), guessed)
     return data
+
+
+JSON_SAID = "json_said_"  # the rows of Python's JSON reader's messages: `text` is its message, exactly
+
+
+def json_error(error: ValueError) -> str:
+    """Why a file is not JSON, in the current language: Python's reader's message and where ("Expecting value: line
+    1 column 1 (char 0)", in English exactly as Python says it); a message the catalogue lacks stays Python's."""
+    if not isinstance(error, json.JSONDecodeError):
+        return str(error)
+    said = next((WORDS(key) for key, row in WORDS.rows.items()
+                 if key.startswith(JSON_SAID) and row[language.SOURCE] == error.msg), error.msg)
+    return WORDS("json_at", said=said, line=error.lineno, column=error.colno, char=error.pos)
 
 
 def _deeper_than(data, limit: int) -> bool:
@@ -121,10 +135,10 @@ def _within_the_code_limits(notebook, guessed: str) -> None:
         size = len(cell.source)
         total += size
         if size > CODE_CELL_LIMIT:
-            raise Ungradable(Status.TOO_LARGE, WORDS("code_cell_too_large", cell=number, size=f"{size:,}",
-                                                     limit=f"{CODE_CELL_LIMIT:,}"), guessed)
+            raise Ungradable(Status.TOO_LARGE, WORDS("code_cell_too_large", cell=number, size=integer(size),
+                                                     limit=integer(CODE_CELL_LIMIT)), guessed)
     if total > CODE_LIMIT:
-        raise Ungradable(Status.TOO_LARGE, WORDS("code_too_large", size=f"{total:,}", limit=f"{CODE_LIMIT:,}"), guessed)
+        raise Ungradable(Status.TOO_LARGE, WORDS("code_too_large", size=integer(total), limit=integer(CODE_LIMIT)), guessed)
 
 
 def read_submission(submission: Submission, course: dict[str, Notebook]):
@@ -150,7 +164,7 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
             notebook = nbformat.reads(json.dumps(data), as_version=4)
         for cell in notebook.cells:
             if cell.get("cell_type") not in ("code", "markdown", "raw") or not isinstance(cell.get("source"), str):
-                raise ValueError(f"a cell of type {cell.get('cell_type')!r} without its source text")
+                raise ValueError(WORDS("cell_without_source", kind=repr(cell.get("cell_type"))))
             cell.setdefault("metadata", {})
     except Exception as error:  # nbformat raises many kinds
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
