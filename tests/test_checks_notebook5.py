@@ -141,12 +141,17 @@ def test_registry_fails_on_typical_mistakes(wrong, said):
     fails("5.1", wrong, *said_all(said))
 
 
-def test_registry_fails_when_the_course_calculator_tool_was_changed(monkeypatch):
+def test_registry_fails_when_the_course_calculator_tool_was_changed():
     """`CALCULATOR_TOOL.pop("name")`, then CALCULATOR_TOOL as the schema: equal to the right schema, but the course's
     own definition is gone for every later cell (and for the checks)."""
-    monkeypatch.delitem(tools.CALCULATOR_TOOL, "name")
-    wrong = registry(calculator={"function": calculator, "schema": tools.CALCULATOR_TOOL})
-    fails("5.1", wrong, "The course's CALCULATOR_TOOL was changed", "CALCULATOR_TOOL.name", "make a new dict from it")
+    kept = dict(tools.CALCULATOR_TOOL)
+    tools.CALCULATOR_TOOL.pop("name")
+    try:
+        wrong = registry(calculator={"function": calculator, "schema": tools.CALCULATOR_TOOL})
+        fails("5.1", wrong, "The course's CALCULATOR_TOOL was changed", "CALCULATOR_TOOL.name", "make a new dict from it")
+    finally:  # put back in its own key order: a request made later in this process sends the very same bytes
+        tools.CALCULATOR_TOOL.clear()
+        tools.CALCULATOR_TOOL.update(kept)
 
 
 def test_registry_fails_when_a_cell_changes_the_calculator_tool(monkeypatch):

@@ -16,6 +16,7 @@ Those answers pass the notebook's own checks, and the program written from them 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import importlib.util
 import io
@@ -160,5 +161,7 @@ def served_tools(server: Path) -> list[str]:
     spec = importlib.util.spec_from_file_location(f"served_{id(server)}", server)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    listed = asyncio.run(module.list_tools(None, None))
+    # In a thread of its own: a test before this one in the same worker may leave an event loop running in this one.
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        listed = thread.submit(asyncio.run, module.list_tools(None, None)).result()
     return [tool.name for tool in listed.tools]
