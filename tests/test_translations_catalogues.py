@@ -161,13 +161,21 @@ def test_every_key_a_module_says_is_a_row_of_its_catalogue(path):
 # `text("...", fr="...")`; robust.py and tools.py neither: their tool results keep the words checks read.)
 CATALOGUED = ["client", "error_display", "viewer", "history", "doctor", "transport", "recordings", "loop",
               "notebook_source", "__main__", "rules"]
+# The grader's modules a teacher reads from: the command line and the exports.
+CATALOGUED_GRADER = ["__main__.py", "grading.py", "exports/asked.py", "exports/canvas.py", "exports/class_report.py",
+                     "exports/feedback.py", "exports/gradescope.py", "exports/spreadsheet.py", "exports/terminal.py",
+                     "rows/class_gradebook.py", "rows/roster.py", "rows/unmatched.py", "submissions/reading.py",
+                     "kernels/sandbox.py"]
+# Said in the grader's Python on purpose: a programmer's ValueError (an option's choices are argparse's to check), and
+# the program's name.
+GRADER_CODE_TEXTS = {"visibility must be one of ", "--isolation must be one of ", "python -m looplab.grade"}
 PROSE = re.compile(r"[A-Za-z]+ [a-z]+ [a-z]+")  # three words in a row
 
 
-@pytest.mark.parametrize("module", CATALOGUED)
-def test_no_prose_left_in_the_modules_code(module):
-    """Inside its functions, a catalogued module writes keys and markup, not sentences (docstrings aside)."""
-    tree = ast.parse((ROOT / "looplab" / f"{module}.py").read_text(encoding="utf-8"))
+def prose_in_functions(path: Path) -> list[tuple[int, str]]:
+    """Sentences a module's functions write in Python (docstrings aside; markup, an import line and an indented
+    block of code are not sentences)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
     for function in ast.walk(tree):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -175,8 +183,22 @@ def test_no_prose_left_in_the_modules_code(module):
         body = function.body[1:] if ast.get_docstring(function) is not None else function.body
         found += [(node.lineno, node.value) for statement in body for node in ast.walk(statement)
                   if isinstance(node, ast.Constant) and isinstance(node.value, str) and PROSE.search(node.value)
-                  and not node.value.lstrip().startswith("<")]
+                  and not node.value.lstrip().startswith(("<", "import ")) and "\n    " not in node.value]
+    return found
+
+
+@pytest.mark.parametrize("module", CATALOGUED)
+def test_no_prose_left_in_the_modules_code(module):
+    """Inside its functions, a catalogued module writes keys and markup, not sentences (docstrings aside)."""
+    found = prose_in_functions(ROOT / "looplab" / f"{module}.py")
     assert not found, f"looplab/{module}.py says words in Python, move them to texts/{module}.toml: {found}"
+
+
+@pytest.mark.parametrize("module", CATALOGUED_GRADER)
+def test_what_a_teacher_reads_is_in_a_catalogue(module):
+    """The same for the grader's modules a teacher reads from: every sentence in the class's language."""
+    found = [said for said in prose_in_functions(ROOT / "looplab" / "grade" / module) if said[1] not in GRADER_CODE_TEXTS]
+    assert not found, f"looplab/grade/{module} says words in Python, move them to its catalogue: {found}"
 
 
 # --- the words said in French ---------------------------------------------------------------------------
