@@ -25,7 +25,7 @@ def reasons_against(name, tool_input):
     try:
         inspect.signature(TOOL_REGISTRY[name]["function"]).bind(**tool_input)
     except TypeError as error:
-        yield f"Error: bad arguments for {name!r}: {error}"
+        yield f"Error: bad arguments for {name!r}, which do not fit the function ({error})"
 
 
 def checked_call(name, tool_input):
