@@ -13,6 +13,7 @@ COMMANDS = {
     "docs": ("authoring.course_pages", "the pages generated from the manifest only (README, DESIGN, audit)"),
     "translations": ("authoring.notebook_translations", "a translator's skeleton|status of the notebooks' words"),
     "catalogues": ("authoring.catalogue_translations", "the package's words in French: what is stale; stamp a row"),
+    "typography": ("authoring.typography", "French no-break spaces before : ; ! ? and inside « » (--check: list)"),
 }
 
 

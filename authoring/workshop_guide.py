@@ -30,6 +30,7 @@ import sys
 from looplab import language
 from looplab.catalogue import words
 from looplab.course import COURSE
+from looplab.grade.shared import numbers  # numbers as the language writes them: 1,306 / 1 306, 0.3 / 0,3
 
 from . import DOCS, ROOT, time_model, workshop_plans
 from .audit import KEY, audit_rows, table_cell  # KEY: `key` in a cell of the audit, a catalogue key or a test's name
@@ -90,18 +91,20 @@ def run_of_show() -> list[str]:
         parts = time_model.stretches(notebook)
         minutes = sum(part.minutes for part in parts)
         total += minutes
-        lines.append(f"| `{notebook.stem}` | {sum(p.words for p in parts):,} | {sum(p.cells for p in parts)} | "
+        lines.append(f"| `{notebook.stem}` | {numbers.integer(sum(p.words for p in parts))} | "
+                     f"{numbers.integer(sum(p.cells for p in parts))} | "
                      f"{', '.join(notebook.ids)} | {minutes} |")
-    lines += [WORDS("run_all", count=len(COURSE.exercises), total=total), ""]
+    lines += [WORDS("run_all", count=len(COURSE.exercises), total=numbers.integer(total)), ""]
     return lines
 
 
 def time_model_section() -> list[str]:
     m = time_model
     return [WORDS("time_title"), "",
-            WORDS("time_body", words_per_minute=m.WORDS_PER_MINUTE, cell_seconds=m.CELL_SECONDS,
-                  base=f"{m.EXERCISE_BASE:g}", per_line=f"{m.MINUTES_PER_LINE:g}",
-                  per_instruction=f"{m.MINUTES_PER_INSTRUCTION:g}"), ""]
+            WORDS("time_body", words_per_minute=numbers.integer(m.WORDS_PER_MINUTE),
+                  cell_seconds=numbers.integer(m.CELL_SECONDS), base=numbers.decimal(m.EXERCISE_BASE),
+                  per_line=numbers.decimal(m.MINUTES_PER_LINE),
+                  per_instruction=numbers.decimal(m.MINUTES_PER_INSTRUCTION)), ""]
 
 
 def step_line(step: workshop_plans.Step) -> str:

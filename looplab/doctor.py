@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from . import language
 from .catalogue import words
 
 NEEDED_PYTHON = (3, 11)
@@ -21,6 +22,12 @@ SET_UP = "python3 scripts/bootstrap.py lab"  # the README's first command, which
 WIDGETS_EXTENSION = ("@jupyter-widgets", "jupyterlab-manager")  # what ipywidgets needs inside JupyterLab
 WORDS = words(__file__)  # every line it prints, in the course's language (texts/doctor.toml)
 ITEM_WIDTH = 11  # the items' column, wider when a language names an item at more length
+
+
+def set_up() -> str:
+    """SET_UP in the language the doctor speaks: a French learner is told `... lab --lang fr`."""
+    spoken = language.current()
+    return SET_UP if spoken == language.SOURCE else f"{SET_UP} --lang {spoken}"
 
 
 @dataclass(frozen=True)
@@ -47,13 +54,13 @@ def check_python(version_info=sys.version_info) -> Finding:
     if tuple(version_info[:2]) >= NEEDED_PYTHON:
         return Finding("python", True, WORDS("python_ok", found=found))
     return Finding("python", False, WORDS("python_old", found=found),
-                   WORDS("python_fix", needed=f"{NEEDED_PYTHON[0]}.{NEEDED_PYTHON[1]}", set_up=SET_UP))
+                   WORDS("python_fix", needed=f"{NEEDED_PYTHON[0]}.{NEEDED_PYTHON[1]}", set_up=set_up()))
 
 
 def check_venv(prefix: str = sys.prefix, base_prefix: str = sys.base_prefix) -> Finding:
     if prefix != base_prefix:
         return Finding("venv", True, WORDS("venv_ok", prefix=prefix))
-    return Finding("venv", False, WORDS("venv_none", prefix=prefix), WORDS("venv_fix", set_up=SET_UP))
+    return Finding("venv", False, WORDS("venv_none", prefix=prefix), WORDS("venv_fix", set_up=set_up()))
 
 
 def check_kernel() -> Finding:
@@ -62,7 +69,7 @@ def check_kernel() -> Finding:
         from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
     except ImportError:
         return Finding("kernel", False, WORDS("not_installed", package="jupyter_client"),
-                       WORDS("run_set_up", set_up=SET_UP))
+                       WORDS("run_set_up", set_up=set_up()))
     try:
         spec = KernelSpecManager().get_kernel_spec("python3")
     except NoSuchKernel:
@@ -85,11 +92,11 @@ def check_widgets(folders: list[Path] | None = None) -> Finding:
         import ipywidgets
     except ImportError:
         return Finding("widgets", False, WORDS("not_installed", package="ipywidgets"),
-                       WORDS("run_set_up", set_up=SET_UP))
+                       WORDS("run_set_up", set_up=set_up()))
     for folder in folders if folders is not None else labextension_folders():
         if (folder.joinpath(*WIDGETS_EXTENSION) / "package.json").exists():
             return Finding("widgets", True, WORDS("widgets_ok", version=ipywidgets.__version__))
-    return Finding("widgets", False, WORDS("widgets_missing"), WORDS("widgets_fix", set_up=SET_UP))
+    return Finding("widgets", False, WORDS("widgets_missing"), WORDS("widgets_fix", set_up=set_up()))
 
 
 def check_mode() -> Finding:

@@ -237,8 +237,11 @@ def _holds_any(message: Any, tool_ids: set) -> bool:
     )
 
 
+ASCII_SPACES = re.compile(r"[ \t\r\n\f\v]+")  # not a no-break space: French typography keeps those
+
+
 def _quote(text: str) -> str:
-    text = " ".join(str(text).split())
+    text = ASCII_SPACES.sub(" ", str(text)).strip()
     return json.dumps(text if len(text) <= SUMMARY_AT else text[: SUMMARY_AT - 1] + "…", ensure_ascii=False)
 
 
@@ -251,7 +254,7 @@ def message_summary(message: Any) -> list:
     if not isinstance(message, dict):
         return [repr(message)]
     content = message.get("content")
-    parts: list = [f"{message.get('role', '?')}: "]
+    parts: list = [WORDS("labelled", label=message.get("role", "?"))]
     if not isinstance(content, list):
         return parts + [_quote(content)]
     for position, block in enumerate(content):
@@ -274,7 +277,7 @@ def message_summary(message: Any) -> list:
 def role_and_ids(message: Any) -> list:
     """A message in a word or two: its role and the letters of the ids it holds."""
     parts = message_summary(message)
-    return [parts[0].rstrip(": ")] + [part for part in parts if not isinstance(part, str)]
+    return [parts[0].rstrip(": \u00a0")] + [part for part in parts if not isinstance(part, str)]
 
 
 def _earlier_parts(step: Step, earlier: list[int]) -> list:
@@ -421,7 +424,7 @@ def step_text(steps: list[Step], index: int, labels: dict) -> str:
     if request and not any(part.changed for part in request):
         lines.append(f"-- {_resent_line(request)}")
     else:
-        lines += [f"-- {part.name}: {part.summary}" for part in request]
+        lines += [f"-- {WORDS('labelled', label=part.name)}{part.summary}" for part in request]
     earlier = [i for i in range(len(step.messages)) if not _shown_in_full(step, i)]
     if earlier:
         lines.append(f"-- {_summary_text(_earlier_parts(step, earlier), labels)}")

@@ -26,6 +26,9 @@ What it does, in order, saying each step on one line:
    line says the two ways out, and `python -m looplab doctor` in the venv then says the same (see
    `leave_a_reason`). No step ends in a traceback: a failed command is one line (`main`);
 
+Every line it prints is in the language `lab --lang` names (English otherwise): its words sit in `WORDS`,
+one column a language, since no catalogue reader (nor, before 3.11, tomllib) exists yet when it runs.
+
 4. `lab`: turns JupyterLab's news and update pop-ups off (in the venv's settings) and opens the first
    notebook, handing the terminal over to JupyterLab (see `hand_over`: one Ctrl+C, or a signal, stops
    it cleanly and leaves nothing running); `test`: installs the system packages the browser tests need
@@ -59,10 +62,140 @@ FIRST_NOTEBOOK = "01_one_tool_call.ipynb"
 # The course's languages: English notebooks in notebooks/, every other language's in notebooks/<language>/
 # (generated from the English ones, docs/TRANSLATING.md). The notebook's own metadata makes its kernel speak it.
 LANGUAGES = ("en", "fr")
-OPENING = {
-    "en": "opening JupyterLab (offline unless ANTHROPIC_API_KEY is set); stop it with Ctrl+C",
-    "fr": "ouverture de JupyterLab (hors ligne sauf si ANTHROPIC_API_KEY est définie) ; arrêtez-le avec Ctrl+C",
+# Every line this script prints, one column a language: it runs before the venv (and its catalogues' reader)
+# exists, on a Python that may be too old for tomllib, so its words sit here, not in a TOML catalogue.
+# `--lang fr` (of `lab`) picks the column; `test` and `setup` speak English, as the suite does.
+WORDS = {
+    "too_old": {
+        "en": "looplab needs Python {needed} or newer; this is Python {found} ({executable}). {how}.",
+        "fr": "looplab demande Python {needed} ou plus récent ; celui-ci est Python {found} ({executable}). {how}.",
+    },
+    "get_python_windows": {
+        "en": "Install it from https://www.python.org/downloads/ (or `winget install Python.Python.3.12`), "
+              "then run `py -3.12 scripts\\bootstrap.py lab{option}`",
+        "fr": "Installez-le depuis https://www.python.org/downloads/ (ou `winget install Python.Python.3.12`), "
+              "puis lancez `py -3.12 scripts\\bootstrap.py lab{option}`",
+    },
+    "get_python_macos": {
+        "en": "Install it from https://www.python.org/downloads/ (or `brew install python@3.12`), "
+              "then run `python3.12 scripts/bootstrap.py lab{option}`",
+        "fr": "Installez-le depuis https://www.python.org/downloads/ (ou `brew install python@3.12`), "
+              "puis lancez `python3.12 scripts/bootstrap.py lab{option}`",
+    },
+    "get_python_other": {
+        "en": "Install it with your package manager (for example `sudo apt install python3.12 python3.12-venv`) "
+              "or from https://www.python.org/downloads/, then run `python3.12 scripts/bootstrap.py lab{option}`",
+        "fr": "Installez-le avec votre gestionnaire de paquets (par exemple `sudo apt install python3.12 "
+              "python3.12-venv`) ou depuis https://www.python.org/downloads/, puis lancez "
+              "`python3.12 scripts/bootstrap.py lab{option}`",
+    },
+    "incomplete": {"en": "it is incomplete", "fr": "il est incomplet"},
+    "built_with": {
+        "en": "it was built with Python {built}, this is Python {running}",
+        "fr": "il a été construit avec Python {built}, celui-ci est Python {running}",
+    },
+    "removing": {
+        "en": "removing {venv} ({reason}) and building it again",
+        "fr": "suppression de {venv} ({reason}) pour le reconstruire",
+    },
+    "creating": {
+        "en": "creating the virtual environment {venv}",
+        "fr": "création de l'environnement virtuel {venv}",
+    },
+    "unnamed_laptops": {
+        "en": "laptops it does not name (a handout older than its platforms.json)",
+        "fr": "des ordinateurs qu'il ne nomme pas (un kit antérieur à son platforms.json)",
+    },
+    "no_laptop": {
+        "en": "no laptop: it holds the course's wheel alone (the small handout)",
+        "fr": "aucun ordinateur : il ne contient que le wheel du cours (le petit kit)",
+    },
+    "on_python": {"en": "{laptops} on Python {pythons}", "fr": "{laptops} avec Python {pythons}"},
+    "then_online": {
+        "en": "trying with the network now (or ask your teacher for a handout built {build})",
+        "fr": "essai avec le réseau maintenant (ou demandez à votre enseignant un kit construit avec {build})",
+    },
+    "then_offline": {
+        "en": "no network either, and nothing was installed: connect to a network and run this again, or ask "
+              "your teacher for a handout built {build}",
+        "fr": "pas de réseau non plus, et rien n'a été installé : connectez-vous à un réseau et relancez cette "
+              "commande, ou demandez à votre enseignant un kit construit avec {build}",
+    },
+    "not_served": {
+        "en": "{wheelhouse}/ {why} this laptop ({label}, Python {python}); it serves {serves}. So: {then}.",
+        "fr": "{wheelhouse}/ {why} cet ordinateur ({label}, Python {python}) ; il sert {serves}. Donc : {then}.",
+    },
+    "lacks_a_wheel": {
+        "en": "lacks a wheel (pip said which, above) for",
+        "fr": "n'a pas tous les wheels (pip a dit lequel manque, plus haut) pour",
+    },
+    "no_wheels": {"en": "has no wheels for", "fr": "n'a aucun wheel pour"},
+    "already_installed": {
+        "en": "packages already installed ({files})",
+        "fr": "paquets déjà installés ({files})",
+    },
+    "what_dev": {"en": "the course and its test tools", "fr": "le cours et ses outils de test"},
+    "what_lab": {
+        "en": "the course (about 55 MB the first time)",
+        "fr": "le cours (environ 55 Mo la première fois)",
+    },
+    "installing": {
+        "en": "installing {what}; pip shows each download",
+        "fr": "installation de {what} ; pip affiche chaque téléchargement",
+    },
+    "pip_failed": {
+        "en": "pip could not install it (its output says why); with no network, use a handout's wheelhouse",
+        "fr": "pip n'a pas pu l'installer (sa sortie dit pourquoi) ; sans réseau, utilisez le wheelhouse d'un kit",
+    },
+    "set_up_stopped": {"en": "the set-up stopped: {why}", "fr": "l'installation s'est arrêtée : {why}"},
+    "from_wheelhouse": {
+        "en": "installing the course from {wheelhouse}/ (no download)",
+        "fr": "installation du cours depuis {wheelhouse}/ (sans téléchargement)",
+    },
+    "small_offline": {
+        "en": "this small handout needs the network for the packages the course uses, and there is none: "
+              "connect to a network and run this again, or ask your teacher for the full handout",
+        "fr": "ce petit kit a besoin du réseau pour les paquets qu'utilise le cours, et il n'y en a pas : "
+              "connectez-vous à un réseau et relancez cette commande, ou demandez à votre enseignant le kit complet",
+    },
+    "small_online": {
+        "en": "the small handout: the course is in {wheelhouse}/, the packages it needs come from the network "
+              "(about 55 MB); pip shows each download",
+        "fr": "le petit kit : le cours est dans {wheelhouse}/, les paquets dont il a besoin viennent du réseau "
+              "(environ 55 Mo) ; pip affiche chaque téléchargement",
+    },
+    "network_failed": {
+        "en": "could not install with the network either (pip said why, above): try again where the network is "
+              "better, or ask your teacher for a handout built `--for {name}`",
+        "fr": "l'installation a échoué avec le réseau aussi (pip a dit pourquoi, plus haut) : réessayez là où le "
+              "réseau est meilleur, ou demandez à votre enseignant un kit construit avec `--for {name}`",
+    },
+    "opening": {
+        "en": "opening JupyterLab (offline unless ANTHROPIC_API_KEY is set); stop it with Ctrl+C",
+        "fr": "ouverture de JupyterLab (hors ligne sauf si ANTHROPIC_API_KEY est définie) ; arrêtez-le avec Ctrl+C",
+    },
+    "step_failed": {
+        "en": "this step failed, see its output above: {command}",
+        "fr": "cette étape a échoué, voyez sa sortie plus haut : {command}",
+    },
+    "not_installed": {
+        "en": "looplab is not installed in this .venv: ",
+        "fr": "looplab n'est pas installé dans ce .venv : ",
+    },
 }
+SPEAKING = [LANGUAGES[0]]  # the language of the lines, set once by `main` from `lab --lang`
+
+
+def word(key, **values):
+    """The line `key` in the language this run speaks, filled with `values`."""
+    row = WORDS[key]
+    return row.get(SPEAKING[0], row[LANGUAGES[0]]).format(**values)
+
+
+def lang_option():
+    """What a command this script suggests adds to say the language again: " --lang fr", or nothing."""
+    return "" if SPEAKING[0] == LANGUAGES[0] else " --lang " + SPEAKING[0]
+
 # JupyterLab asks on first start whether to fetch news from the internet: not in a workshop.
 QUIET_LAB = {"@jupyterlab/apputils-extension:notification": {"checkForUpdates": False, "fetchNews": "false"}}
 
@@ -73,12 +206,8 @@ def say(message):
 
 def how_to_get_python(system):
     """Where a learner on this system gets a recent Python, in one sentence."""
-    if system == "Windows":
-        return "Install it from https://www.python.org/downloads/ (or `winget install Python.Python.3.12`), then run `py -3.12 scripts\\bootstrap.py lab`"
-    if system == "Darwin":
-        return "Install it from https://www.python.org/downloads/ (or `brew install python@3.12`), then run `python3.12 scripts/bootstrap.py lab`"
-    return ("Install it with your package manager (for example `sudo apt install python3.12 python3.12-venv`) "
-            "or from https://www.python.org/downloads/, then run `python3.12 scripts/bootstrap.py lab`")
+    key = {"Windows": "get_python_windows", "Darwin": "get_python_macos"}.get(system, "get_python_other")
+    return word(key, option=lang_option())
 
 
 def version_problem(version_info, executable, system):
@@ -86,8 +215,8 @@ def version_problem(version_info, executable, system):
     if tuple(version_info[:2]) >= NEEDED:
         return None
     found = ".".join(str(part) for part in version_info[:3])
-    return "looplab needs Python {}.{} or newer; this is Python {} ({}). {}.".format(
-        NEEDED[0], NEEDED[1], found, executable, how_to_get_python(system))
+    return word("too_old", needed="{}.{}".format(*NEEDED), found=found, executable=executable,
+                how=how_to_get_python(system))
 
 
 def venv_python(venv):
@@ -117,9 +246,9 @@ def stale_reason(venv, version_info):
     built_with = venv_version(venv)
     running = "{}.{}".format(*version_info[:2])
     if built_with is None or not os.path.exists(venv_python(venv)):
-        return "it is incomplete"
+        return word("incomplete")
     if ".".join(built_with.split(".")[:2]) != running:
-        return "it was built with Python {}, this is Python {}".format(built_with, running)
+        return word("built_with", built=built_with, running=running)
     return None
 
 
@@ -127,10 +256,10 @@ def ensure_venv(venv=VENV, version_info=sys.version_info):
     """Make the venv, or make it again when another Python built it. Returns its interpreter."""
     reason = stale_reason(venv, version_info)
     if reason:
-        say("removing {} ({}) and building it again".format(venv, reason))
+        say(word("removing", venv=venv, reason=reason))
         shutil.rmtree(venv)
     if not os.path.isdir(venv):
-        say("creating the virtual environment {}".format(venv))
+        say(word("creating", venv=venv))
         subprocess.check_call([sys.executable, "-m", "venv", venv])
     return venv_python(venv)
 
@@ -192,9 +321,9 @@ def serves(entries, system=None, machine=None, version_info=sys.version_info):
 def describe(entries):
     """What a wheelhouse serves, in a few words: "Linux x86_64, macOS arm64 on Python 3.11, 3.12"."""
     if entries is None:
-        return "laptops it does not name (a handout older than its platforms.json)"
+        return word("unnamed_laptops")
     if not entries:
-        return "no laptop: it holds the course's wheel alone (the small handout)"
+        return word("no_laptop")
     groups = []
     for entry in entries:
         pythons = ", ".join(entry["pythons"])
@@ -204,7 +333,7 @@ def describe(entries):
                 break
         else:
             groups.append((pythons, [entry["label"]]))
-    return "; ".join("{} on Python {}".format(", ".join(labels), pythons) for pythons, labels in groups)
+    return "; ".join(word("on_python", laptops=", ".join(labels), pythons=pythons) for pythons, labels in groups)
 
 
 def not_served_line(entries, laptop, why, online):
@@ -213,11 +342,9 @@ def not_served_line(entries, laptop, why, online):
     build = "`--for {}`".format(name)
     if entries and not any(python in entry["pythons"] for entry in entries):
         build = "`--for {} --python {}`".format(name, python)
-    then = ("trying with the network now (or ask your teacher for a handout built {})" if online else
-            "no network either, and nothing was installed: connect to a network and run this again, or ask "
-            "your teacher for a handout built {}").format(build)
-    return "{}/ {} this laptop ({}, Python {}); it serves {}. So: {}.".format(
-        WHEELHOUSE, why, label, python, describe(entries), then)
+    then = word("then_online" if online else "then_offline", build=build)
+    return word("not_served", wheelhouse=WHEELHOUSE, why=why, label=label, python=python, serves=describe(entries),
+                then=then)
 
 
 def network_reachable(timeout=5):
@@ -255,8 +382,8 @@ PLACEHOLDER = '''"""Not the course: scripts/bootstrap.py put this here when the 
 import sys
 WHY = {why!r}
 if sys.argv[:1] == ["-m"]:  # python -m looplab doctor
-    sys.exit("looplab is not installed in this .venv: " + WHY)
-raise ImportError("looplab is not installed in this .venv: " + WHY)
+    sys.exit({prefix!r} + WHY)
+raise ImportError({prefix!r} + WHY)
 '''
 
 
@@ -267,7 +394,7 @@ def leave_a_reason(python, why):
     folder = placeholder_folder(python)
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "__init__.py"), "w", encoding="utf-8") as placeholder:
-        placeholder.write(PLACEHOLDER.format(why=why))
+        placeholder.write(PLACEHOLDER.format(why=why, prefix=word("not_installed")))
 
 
 def remove_placeholder(python):
@@ -283,7 +410,7 @@ def install(python, dev, venv=VENV):
     kind = "dev" if dev else "lab"
     recorded = recorded_installs(venv)
     if recorded.get(kind) == install_fingerprint(dev):
-        say("packages already installed (" + " + ".join(requirement_files(dev)) + ")")
+        say(word("already_installed", files=" + ".join(requirement_files(dev))))
         return True
     remove_placeholder(python)
     pip_install = [python, "-m", "pip", "install", "--progress-bar", "on", "-r", requirement_files(dev)[-1]]
@@ -291,13 +418,11 @@ def install(python, dev, venv=VENV):
     if os.path.isdir(wheelhouse):
         failure = install_from_wheelhouse(pip_install, wheelhouse)
     else:
-        what = "the course and its test tools" if dev else "the course (about 55 MB the first time)"
-        say("installing {}; pip shows each download".format(what))
-        failure = None if subprocess.call(pip_install, cwd=ROOT) == 0 else (
-            "pip could not install it (its output says why); with no network, use a handout's wheelhouse")
+        say(word("installing", what=word("what_dev" if dev else "what_lab")))
+        failure = None if subprocess.call(pip_install, cwd=ROOT) == 0 else word("pip_failed")
     if failure:
         say(failure)
-        leave_a_reason(python, "the set-up stopped: " + failure)
+        leave_a_reason(python, word("set_up_stopped", why=failure))
         return False
     recorded[kind] = install_fingerprint(dev)
     if dev:
@@ -312,19 +437,17 @@ def install_from_wheelhouse(pip_install, wheelhouse):
     network. Returns None once installed, else the line that says why not and what to do."""
     entries = read_served(wheelhouse)
     if entries is None or serves(entries):  # no platforms.json: a handout from before it existed, try it
-        say("installing the course from {}/ (no download)".format(WHEELHOUSE))
+        say(word("from_wheelhouse", wheelhouse=WHEELHOUSE))
         if subprocess.call(pip_install + ["--no-index", "--find-links", wheelhouse], cwd=ROOT) == 0:
             return None
-        why = "lacks a wheel (pip said which, above) for"
+        why = word("lacks_a_wheel")
     else:
-        why = "has no wheels for"
+        why = word("no_wheels")
     online = network_reachable()
     if entries == []:  # the small handout: the course's wheel alone, by design
         if not online:
-            return ("this small handout needs the network for the packages the course uses, and there is none: "
-                    "connect to a network and run this again, or ask your teacher for the full handout")
-        say("the small handout: the course is in {}/, the packages it needs come from the network (about 55 MB); "
-            "pip shows each download".format(WHEELHOUSE))
+            return word("small_offline")
+        say(word("small_online", wheelhouse=WHEELHOUSE))
     else:
         line = not_served_line(entries, this_laptop(), why, online)
         if not online:
@@ -332,8 +455,7 @@ def install_from_wheelhouse(pip_install, wheelhouse):
         say(line)
     if subprocess.call(pip_install + BOUNDED + ["--find-links", wheelhouse], cwd=ROOT) == 0:
         return None
-    return ("could not install with the network either (pip said why, above): try again where the network is "
-            "better, or ask your teacher for a handout built `--for {}`".format(this_laptop()[0]))
+    return word("network_failed", name=this_laptop()[0])
 
 
 def quiet_jupyterlab(venv=VENV):
@@ -375,7 +497,7 @@ def lab_command(python, lab_args=(), language="en"):
 
 def open_lab(python, lab_args=(), language="en"):
     quiet_jupyterlab()
-    say(OPENING[language])
+    say(word("opening"))
     return hand_over(lab_command(python, lab_args, language))
 
 
@@ -452,10 +574,6 @@ def main(argv):
         print("usage: python3 scripts/bootstrap.py {lab|test|setup|setup-dev} "
               "[--lang fr and JupyterLab options for lab, pytest arguments for test]")
         return 2
-    problem = version_problem(sys.version_info, sys.executable, platform.system())
-    if problem:
-        print(problem, file=sys.stderr)
-        return 1
     command = argv[0]
     language = LANGUAGES[0]
     if command == "lab":
@@ -465,13 +583,17 @@ def main(argv):
             print("bootstrap: {}".format(error), file=sys.stderr)
             return 2
         argv = ["lab"] + argv
+    SPEAKING[0] = language  # every line from here on, the too-old Python's included
+    problem = version_problem(sys.version_info, sys.executable, platform.system())
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     try:
         python = ensure_venv()
         if not install(python, dev=command in ("test", "setup-dev")):
             return 1
     except subprocess.CalledProcessError as error:  # one line, never a traceback
-        print("bootstrap: this step failed, see its output above: {}".format(" ".join(map(str, error.cmd))),
-              file=sys.stderr)
+        print("bootstrap: " + word("step_failed", command=" ".join(map(str, error.cmd))), file=sys.stderr)
         return 1
     if command == "lab":
         return open_lab(python, argv[1:], language)

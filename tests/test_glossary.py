@@ -17,24 +17,22 @@ from pathlib import Path
 
 import pytest
 
+from authoring.typography import CODE, PROTOCOL, masked
+
 ROOT = Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "docs" / "glossaire.md"
 LANGUAGE = "fr"
 ROW = re.compile(r"^\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|")
-# Set aside: fenced code, code spans, link targets, URLs, {placeholders}, and a cited work's English title (an
-# italic link label: [*A Toolbox, Not a Tool*](...)).
-# A catalogue row writes short code bare: "double-quoted" and 'single-quoted' program texts (a quote that opens
-# after a letter is an apostrophe: l'outil), calls (`getattr(block, key, None)`: French puts a space before a
-# parenthesis) and dicts are set aside too.
-CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`|\[\*[^\]\n]*\*\]|\]\([^)]*\)|https?://\S+|\{[^{}\s]*\}"
-                  r"|\"[^\"\n]*\"|(?<!\w)'[^'\n]*'(?!\w)|\b\w+\([^()\n]*\)", re.DOTALL)
-PROTOCOL = re.compile(r"Error: |User> |Agent> |\[tool\]|\[tool-error\]")
+# What is code (fenced code, code spans, link targets, URLs, {placeholders}, a cited work's English title, program
+# texts quoted, calls written bare) and the protocol texts code reads: one definition, shared with the French
+# typography fixer (authoring/typography.py), which sets the same things aside: CODE, PROTOCOL (imported above).
+ONE_WORD = "## Un seul mot"  # the glossary's second table: one form for each concept (its rows are not terms)
 
 
 def glossary() -> dict[str, str]:
     """English term -> French, for the terms whose French is another word (the table's rows)."""
     terms = {}
-    for line in GLOSSARY.read_text(encoding="utf-8").splitlines():
+    for line in GLOSSARY.read_text(encoding="utf-8").partition(ONE_WORD)[0].splitlines():
         row = ROW.match(line)
         if row and row.group(1) not in ("English", "---") and not set(row.group(1)) <= set("-: "):
             english, french = row.group(1), row.group(2)
@@ -124,4 +122,46 @@ def test_french_texts_follow_the_glossary(where):
              for place, key, text in french_texts() if place == where
              for terms in [english_terms_in(text)] if terms]
     assert not found, ("English terms the glossary (docs/glossaire.md) translates, in French texts:\n"
+                       + "\n".join(found))
+
+
+# --- one term for each concept ----------------------------------------------------------------------------------
+# The glossary's "One word each" table: for a concept French could say two ways, the form the course uses, and the
+# forms a test flags in French prose (code set aside as the typography fixer sets it aside: `max_tokens`, `--live`
+# and LOOPLAB_MODE=live stay as they are).
+OTHER_FORMS = {
+    "bogue": re.compile(r"\bbugs?\b", re.IGNORECASE),
+    "jetons": re.compile(r"\btokens?\b", re.IGNORECASE),
+    "en direct": re.compile(r"(?<![-=\w])live\b", re.IGNORECASE),
+    # an environment variable is feminine (la variable, la clé): ANTHROPIC_API_KEY définie; and never « défini(e) »
+    "définie": re.compile(r"défini\(e\)|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+`?\s+(?:est\s+|n'est\s+pas\s+|soit\s+)?défini\b"),
+}
+
+
+def other_forms_in(text: str) -> list[str]:
+    plain = masked(text)
+    found = [chosen for chosen, pattern in OTHER_FORMS.items() if chosen != "définie" and pattern.search(plain)]
+    if OTHER_FORMS["définie"].search(text):  # the variable is code: looked for in the text itself
+        found.append("définie")
+    return found
+
+
+def test_other_forms_are_found_in_prose_only():
+    assert other_forms_in("Un bug, 8 tokens, en mode live.") == ["bogue", "jetons", "en direct"]
+    assert other_forms_in("`max_tokens`, `--live`, LOOPLAB_MODE=live, un bogue, 8 jetons, en direct") == []
+    assert other_forms_in("avec `ANTHROPIC_API_KEY` défini, ou défini(e)") == ["définie"]
+    assert other_forms_in("avec ANTHROPIC_API_KEY définie ; si vous avez défini une clé ; _ n'est pas défini") == []
+
+
+def test_the_glossary_names_each_chosen_form():
+    text = GLOSSARY.read_text(encoding="utf-8")
+    assert all(f"| {chosen} |" in text for chosen in OTHER_FORMS), "each chosen form has its row in docs/glossaire.md"
+
+
+@pytest.mark.parametrize("where", sorted({place for place, _, _ in french_texts()}) or ["(no French text yet)"])
+def test_french_texts_say_one_term_for_each_concept(where):
+    found = [f"{place}: {key}: {', '.join(found)} (not {OTHER_FORMS[found[0]].pattern!r})"
+             for place, key, text in french_texts() if place == where
+             for found in [other_forms_in(text)] if found]
+    assert not found, ("one term for each concept (docs/glossaire.md, « Un seul mot »), in French texts:\n"
                        + "\n".join(found))

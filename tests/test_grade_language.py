@@ -341,7 +341,7 @@ OTHER_CATALOGUES = [ROOT / "looplab" / "texts" / "course.toml", ROOT / "looplab"
 LMS_WORDS = ("Student", "SIS User ID", "SIS Login ID", "Section", "Points Possible")
 # One-word English pieces that are French words too, spelled alike: « carnet de notes », « la note » (a grade),
 # « usage » (and the API's `usage` field a feedback notebook's viewer output shows).
-FRENCH_TOO = {"note", "notes", "usage"}
+FRENCH_TOO = {"note", "notes", "usage", "points"}
 # Not words: the paths the teacher gave (submissions/, feedback/, wide.csv...) and code a message quotes ('name').
 NOT_WORDS = re.compile(r"\S*/\S*|\S+\.(csv|html|ipynb|json)\b|'[^'\n]*'|`[^`\n]*`")
 
@@ -486,7 +486,7 @@ def test_feedback_is_headed_by_the_roster_s_name(all_french):
     benoit = grade_cell(all_french.feedback, "Benoît Lefèvre")
     assert feedback_folder("Benoît Lefèvre").startswith("Benoît_Lefèvre~")
     assert benoit.startswith("## Note (correcteur looplab) · Un appel d'outil\n")
-    assert f"**Lefèvre, Benoît · {NB1}\u00a0: 2/5 points**" in benoit
+    assert f"**Lefèvre, Benoît · {NB1}\u00a0: 2 sur 5**" in benoit
     maelle = grade_cell(all_french.feedback, "maelle-le-bihan", f"maelle-le-bihan-{NB1}.ipynb")
     assert f"**Le Bihan, Maëlle · {NB1}\u00a0: " in maelle and "maelle-le-bihan ·" not in maelle
     chloe = grade_cell(all_french.feedback, "chloe", f"{NB2}.ipynb")

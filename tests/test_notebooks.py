@@ -229,7 +229,7 @@ def test_a_french_notebook_speaks_french_under_plain_nbclient():
         NotebookClient(notebook, kernel_name="python3", timeout=120,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
     said = "".join(output.get("text", "") for output in notebook.cells[0].outputs)
-    assert "looplab : hors ligne, les réponses viennent de l'enregistrement" in said, said
+    assert "looplab\u00a0: hors ligne, les réponses viennent de l'enregistrement" in said, said
 
 
 UNUSUAL_NOTEBOOKS = {"05_toolbox": "notebook5.py", "06_when_calls_go_wrong": "notebook6.py"}

@@ -212,7 +212,7 @@ def french(monkeypatch):
 def test_the_clients_mode_line_is_french(french, capsys):
     import looplab
     looplab.client("01_one_tool_call")
-    assert "looplab : hors ligne, les réponses viennent de l'enregistrement" in capsys.readouterr().out
+    assert "looplab\u00a0: hors ligne, les réponses viennent de l'enregistrement" in capsys.readouterr().out
 
 
 def test_not_recorded_is_said_in_french(french):
@@ -233,7 +233,7 @@ def test_a_400_keeps_the_apis_english_and_gives_a_french_hint(french):
         client.messages.create(model=looplab.MODEL, max_tokens=10, messages=broken)
     lines = brief_traceback(raised.value)
     assert "This model does not support assistant message prefill" in lines[0]  # the API's words, as it writes them
-    assert lines[1].startswith("indice de looplab : L'historique se termine par un message assistant")
+    assert lines[1].startswith("indice de looplab\u00a0: L'historique se termine par un message `assistant`")
     assert any(line.startswith("  ligne ") for line in lines[2:])
 
 
@@ -282,11 +282,11 @@ def test_the_viewers_labels_are_french(french):
                 {"role": "user", "content": "and then?"}]
     viewer = HistoryViewer(messages)
     page = html.unescape(viewer.static_html())
-    for words in ("Visionneuse d'historique : 2 étape(s).", "Étape 1 sur 2 : le modèle a demandé calculator",
-                  "pas de tool_result", "l'API refuse ceci", "Indice : "):
+    for words in ("Visionneuse d'historique, étapes\u00a0: 2.", "Étape 1 sur 2\u00a0: le modèle a demandé calculator",
+                  "pas de tool_result", "l'API refuse ceci", "Indice\u00a0: "):
         assert words in page, words
     assert viewer.previous.description == "◀ Précédent" and viewer.slider.description == "Étape"
-    assert "Étape 2 sur 2 : l'API a refusé la requête (400)" in viewer.static_text()
+    assert "Étape 2 sur 2\u00a0: l'API a refusé la requête (400)" in viewer.static_text()
 
 
 def test_the_agent_program_speaks_french_around_its_prefixes(french):
@@ -296,7 +296,7 @@ def test_the_agent_program_speaks_french_around_its_prefixes(french):
     client, _ = scripted.scripted_client(scripted.never_stops(), call_limit=2)
     out = io.StringIO()
     loop.run(io.StringIO("2+2?\n\n"), out, client, max_iterations=2)
-    assert "\nAgent> (arrêté : appelle encore des outils après 2 appels)\nUser> " in out.getvalue()
+    assert "\nAgent> (arrêt\u00a0: le modèle demande encore des outils après 2 appels)\nUser> " in out.getvalue()
     with pytest.raises(RuntimeError, match="le modèle demandait encore des outils après 2 appels"):
         loop.agent_turn(scripted.scripted_client(scripted.never_stops(), call_limit=2)[0],
                         [{"role": "user", "content": "2+2?"}], max_iterations=2)

@@ -109,6 +109,6 @@ def test_the_french_guide_is_the_same_plan_in_french_words():
     english, french = guide.generated("en"), guide.generated("fr")
     clocks = lambda text: [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ") and ":" in line[:8]]
     assert clocks(french) == clocks(english) and clocks(english)
-    assert "## Des plans qui tiennent dans le créneau" in french and "### Un atelier de 2 heures : 120 minutes" in french
+    assert "## Des plans qui tiennent dans le créneau" in french and "### Un atelier de 2 heures\u00a0: 120 minutes" in french
     assert "| pause jusqu'à 1:02 | 10 |" in french and "| break until 1:02 | 10 |" in english
     assert "Plans that fit" not in french and "checked 1.1" not in french

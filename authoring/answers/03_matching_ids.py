@@ -42,7 +42,7 @@ ANSWERS = {
         reply(text("I'll compute both amounts.", fr="Je calcule les deux quantités."),
               calculator("1,250 * 6 / 4"), calculator("1250 / 4")),
         reply(text("The calculator wants numbers without a thousands separator, so again:",
-                   fr="La calculatrice refuse la virgule dans un nombre ; je recommence donc, en grammes :"),
+                   fr="La calculatrice refuse la virgule dans un nombre ; je recommence donc, en grammes :"),
               calculator("1250 * 6 / 4")),
         reply(text("For 6 people you need 1,875 g of flour, which is 312.5 g per person.",
                    fr="Pour 6 personnes, il vous faut 1 875 g de farine, soit 312,5 g par personne.")),
@@ -53,6 +53,6 @@ ANSWERS = {
               calculator("3 * 4.75"), calculator("2 * 1.20"), calculator("5 * 0.85")),
         reply(text("Now the total.", fr="Maintenant, le total."), calculator("14.25 + 2.4 + 4.25")),
         reply(text("The notebooks cost 14.25 €, the pens 2.40 € and the stamps 4.25 €: 20.90 € in total.",
-                   fr="Les cahiers coûtent 14,25 €, les stylos 2,40 € et les timbres 4,25 € : 20,90 € en tout.")),
+                   fr="Les cahiers coûtent 14,25 €, les stylos 2,40 € et les timbres 4,25 € : 20,90 € en tout.")),
     ],
 }

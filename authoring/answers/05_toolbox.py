@@ -46,7 +46,7 @@ ANSWERS = {
         reply(text("I'll count them exactly.", fr="Je vais les compter exactement."),
               tool_use("count_letters", {"text": "strawberry", "letter": "r"})),
         reply(text("The letter r appears 3 times in 'strawberry'.",
-                   fr="La lettre r apparaît 3 fois dans « strawberry ».")),
+                   fr="La lettre r apparaît 3 fois dans « strawberry ».")),
     ],
     "ARITHMETIC_QUESTION": [
         reply(calculator("365 * 24")),
@@ -54,22 +54,22 @@ ANSWERS = {
     ],
     "BOTH_QUESTION": [
         reply(text("Two things at once: the weather, and a multiplication.",
-                   fr="Deux choses à la fois : la météo, et une multiplication."), weather("London"),
+                   fr="Deux choses à la fois : la météo, et une multiplication."), weather("London"),
               calculator("7 * 24 * 60")),
         reply(text("Yes: light rain in London (14°C). And a week has 10,080 minutes.",
-                   fr="Oui : pluie légère à Londres (14 °C). Et une semaine compte 10 080 minutes.")),
+                   fr="Oui : pluie légère à Londres (14 °C). Et une semaine compte 10 080 minutes.")),
     ],
     "GREETING_QUESTION": [
         reply(text("Hi! I can do exact arithmetic, tell you the weather in a few cities, and count the letters of "
                    "a word. What would you like to know?",
-                   fr="Salut ! Je sais faire des calculs exacts, te donner la météo de quelques villes et compter "
-                      "les lettres d'un mot. Qu'aimerais-tu savoir ?")),
+                   fr="Salut ! Je sais faire des calculs exacts, te donner la météo de quelques villes et compter "
+                      "les lettres d'un mot. Qu'aimerais-tu savoir ?")),
     ],
     # The same question, with a vague description of count_letters, then with the registry's own (the French
     # notebook sends the vague one in French: both words of it get the same reply).
     "MISSISSIPPI_QUESTION": [
         depending_on(letters_description, {
-            vague: reply(text("'Mississippi' has 3 s's.", fr="« Mississippi » contient 3 s."))
+            vague: reply(text("'Mississippi' has 3 s's.", fr="« Mississippi » contient 3 s."))
             for vague in (VAGUE_LETTERS, VAGUE_LETTERS_FR)
         }, otherwise=reply(text("Let me count.", fr="Je compte."),
                            tool_use("count_letters", {"text": "Mississippi", "letter": "s"}))),

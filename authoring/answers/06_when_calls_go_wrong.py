@@ -14,14 +14,14 @@ ANSWERS = {
         reply(text("Let me check the weather.", fr="Je regarde la météo."),
               tool_use("get_weather", {"town": "Tokyo"})),
         reply(text("The tool wants a city argument; trying again.",
-                   fr="L'outil attend un argument city ; je réessaie."), tool_use("get_weather", {"city": "Tokyo"})),
+                   fr="L'outil attend un argument city ; je réessaie."), tool_use("get_weather", {"city": "Tokyo"})),
         reply(text("In Tokyo it is 24°C with clear skies right now.",
                    fr="À Tokyo, il fait 24 °C sous un ciel dégagé en ce moment.")),
     ],
     "DIVISION_QUESTION": [
         reply(calculator("10 / 0")),
         reply(text("10 / 0 has no answer: dividing by zero is undefined, as the calculator's ZeroDivisionError says.",
-                   fr="10 / 0 n'a pas de réponse : la division par zéro n'est pas définie, comme le dit le "
+                   fr="10 / 0 n'a pas de réponse : la division par zéro n'est pas définie, comme le dit le "
                       "ZeroDivisionError de la calculatrice.")),
     ],
     "STUBBORN_QUESTION": [

@@ -4,7 +4,7 @@ import ast
 import inspect
 import textwrap
 
-from .. import scripted
+from .. import language, scripted
 from ..catalogue import catalogue
 from ..loop import MAX_TOKENS
 from ..model_id import MODEL
@@ -135,7 +135,10 @@ def check_tool_definition(tool, report: Report) -> None:
 # --- 1.3 one_shot --------------------------------------------------------------------------------------
 
 # One reply each (one_shot may call the model once), and each its own question (`given`): the first is
-# the notebook's, the others it never shows, so a one_shot must send the question it is handed.
+# the notebook's, the others it never shows, so a one_shot must send the question it is handed. One table a
+# language, picked at each check (the grader judges both languages in one process): the passed lines quote the
+# model's words, and a French learner's model speaks French, as the French recordings do. A tool's result
+# ("Error: division by zero") stays English in both: the series' tests read it.
 ONE_SHOT_SCENARIOS = [
     Scenario("text_first", [reply(text("I'll use the calculator."), calc("4823 * 1979"))],
              given="What is 4823 × 1979?", expected="9544717"),
@@ -149,6 +152,20 @@ ONE_SHOT_SCENARIOS = [
     Scenario("thinking_then_words", [reply(thinking("Compare 2/3 with 0.6."), text("2/3 is larger than 0.6."))],
              given="Which is larger, 2/3 or 0.6?", expected="2/3 is larger than 0.6."),
 ]
+FRENCH_ONE_SHOT_SCENARIOS = [
+    Scenario("text_first", [reply(text("Je vais utiliser la calculatrice."), calc("4823 * 1979"))],
+             given="Combien font 4823 × 1979 ?", expected="9544717"),
+    Scenario("thinking_first", [reply(thinking("Heures dans une année : utiliser l'outil."), calc("365 * 24"))],
+             given="Combien d'heures y a-t-il dans 365 jours ?", expected="8760"),
+    Scenario("tool_only", [reply(calc("12 * 12"))], given="Combien fait 12 au carré ?", expected="144"),
+    Scenario("tool_fails", [reply(text("Je calcule."), calc("1 / 0"))], given="Combien fait 1 divisé par 0 ?",
+             expected="Error: division by zero"),
+    Scenario("no_tool", [reply(text("Oui : 7 est un nombre premier."))], given="7 est-il un nombre premier ?",
+             expected="Oui : 7 est un nombre premier."),
+    Scenario("thinking_then_words", [reply(thinking("Comparer 2/3 et 0,6."), text("2/3 est plus grand que 0,6."))],
+             given="Lequel est le plus grand, 2/3 ou 0,6 ?", expected="2/3 est plus grand que 0,6."),
+]
+ONE_SHOT_BY_LANGUAGE = {language.SOURCE: ONE_SHOT_SCENARIOS, "fr": FRENCH_ONE_SHOT_SCENARIOS}
 
 
 def _asks(messages, question: str) -> bool:
@@ -170,7 +187,7 @@ def check_the_request(request: dict, question: str, report: Report) -> None:
 
 def check_one_shot(one_shot, report: Report) -> None:
     report.require_function(one_shot, "one_shot")
-    for scenario in ONE_SHOT_SCENARIOS:
+    for scenario in ONE_SHOT_BY_LANGUAGE[language.current()]:
         report.enter(scenario.key)
         shot = play(lambda client: one_shot(client, scenario.given), scenario)
         shot.reraise()

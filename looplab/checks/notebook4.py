@@ -326,7 +326,8 @@ class _Output(io.StringIO):
         self.report = report
 
     def write(self, text):
-        self.report.require(self.tell() <= MAX_OUTPUT, "writes_on", limit=MAX_OUTPUT)
+        limit = f"{MAX_OUTPUT:,}".replace(",", self.report.text("thousands").passed)  # 100,000 or 100 000
+        self.report.require(self.tell() <= MAX_OUTPUT, "writes_on", limit=limit)
         return super().write(text)
 
 

@@ -25,7 +25,7 @@ def test_a_french_notebook_speaks_french_in_jupyterlab(page, run_notebook):
     from playwright.sync_api import expect
 
     run_notebook(page, FRENCH_SOLUTION, "fr")
-    expect(page.get_by_text("looplab : hors ligne").first).to_be_visible()
+    expect(page.get_by_text("hors ligne, les réponses viennent de l").first).to_be_visible()
     viewer = page.locator(".looplab-viewer").first
     expect(viewer.locator(".looplab-step-label")).to_contain_text("Étape ")
     expect(viewer.locator(".looplab-step-label")).to_contain_text(" sur ")
