@@ -34,6 +34,7 @@ from ..tools import CALCULATOR_TOOL, calculator
 from . import turns
 from .core import NOT_WRITTEN, Failure, Report, Scenario
 from .difference import first_difference
+from ..program_source import Statement
 from .source import parsed
 from .turns import DEFAULT_CAP, agent_turn_checker, never_stopping
 
@@ -103,10 +104,6 @@ PARAMETER_TYPE = "string"
 # notebook's ran): a cell that changes the course's own dict (`CALCULATOR_TOOL.pop("name")`) shows against it.
 PRISTINE_CALCULATOR_TOOL = copy.deepcopy(CALCULATOR_TOOL)
 CALCULATOR_SCHEMA = {key: value for key, value in PRISTINE_CALCULATOR_TOOL.items() if key != "name"}
-CHANGING_METHODS = {"pop", "popitem", "clear", "update", "setdefault", "append", "extend", "insert", "remove",
-                    "sort", "reverse", "__setitem__", "__delitem__"}
-
-
 def not_written_yet(value, key: str, report: Report) -> None:
     """The exercise's dict as the learner receives it, still empty: "not written yet", not a mistake."""
     if isinstance(value, dict) and not value:
@@ -116,32 +113,18 @@ def not_written_yet(value, key: str, report: Report) -> None:
 
 
 def changes_the_course_tool(cells: list[str] | None) -> str | None:
-    """The first statement of the notebook's cells that changes the course's CALCULATOR_TOOL in place (a method
-    that changes it, `del` or an assignment into it), or None. Read in the cells, so that the grader, whose
-    CALCULATOR_TOOL no kernel changed, finds it too; a notebook that binds CALCULATOR_TOOL itself changes its own."""
-    trees = [tree for tree in (parsed(cell) for cell in cells or [] if isinstance(cell, str)) if tree is not None]
-    name = COURSE_TOOL
-    if any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
-           for tree in trees for node in ast.walk(tree)):
+    """The first line of the first top-level statement of the notebook's cells that changes the course's
+    CALCULATOR_TOOL in place (a method that changes it, `del` or an assignment into it, itself or in a function it
+    defines), or None. Read in the cells, as program_source.py reads them for the programs, so that the grader,
+    whose CALCULATOR_TOOL no kernel changed, finds it too; a notebook that binds CALCULATOR_TOOL itself changes its
+    own."""
+    read = [Statement.read((0, index), node, cell) for cell in cells or [] if isinstance(cell, str)
+            for tree in [parsed(cell)] if tree is not None for index, node in enumerate(tree.body)]
+    if any(COURSE_TOOL in statement.binds and not isinstance(statement.node, (ast.Import, ast.ImportFrom))
+           for statement in read):  # an import binds the course's own
         return None
-    for tree in trees:
-        for node in ast.walk(tree):
-            targets = (node.targets if isinstance(node, (ast.Assign, ast.Delete)) else
-                       [node.target] if isinstance(node, ast.AugAssign) else [])
-            changed = [target for target in targets if isinstance(target, ast.Subscript) and _rooted(target, name)]
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in CHANGING_METHODS and _rooted(node.func.value, name):
-                changed.append(node)
-            if changed:
-                return ast.unparse(node if not isinstance(node, ast.Call) else changed[0]).strip()
-    return None
-
-
-def _rooted(node: ast.AST, name: str) -> bool:
-    """Is the expression `name` itself, or a part of it (`name["input_schema"]["required"]`)?"""
-    while isinstance(node, (ast.Subscript, ast.Attribute)):
-        node = node.value
-    return isinstance(node, ast.Name) and node.id == name
+    return next((ast.unparse(statement.node).splitlines()[0] for statement in read
+                 if COURSE_TOOL in (statement.now.changes | statement.later.changes)), None)
 
 
 def check_registry(registry, report: Report) -> None:
