@@ -48,16 +48,49 @@ def stable_id(prefix: str, *parts: object) -> str:
 # --- blocks -----------------------------------------------------------------------------------------
 
 
+class Said(str):
+    """Words the scripted side says (the model's text, a question in a scenario), with their translations.
+
+    It reads as its English words wherever it is used as it is. The words in the course's current language
+    are chosen when the words are played (`spoken`): a scenario table is built once, at import, and the
+    same table then serves an English and a French check."""
+
+    def __new__(cls, words: str, **translations: str):
+        said = super().__new__(cls, words)
+        said.translations = translations
+        return said
+
+    def __deepcopy__(self, memo) -> "Said":
+        return self  # immutable, like any str
+
+    def now(self) -> str:
+        return self.translations.get(language.current(), str(self))
+
+
+def said(words: str, **translations: str) -> Said:
+    """Words in English, `fr="..."` giving them in French: `said("What is 2 + 2?", fr="Combien font 2 + 2 ?")`."""
+    return Said(words, **translations)
+
+
+def spoken(value):
+    """`value` with every Said in it as plain words of the current language (dicts, lists and tuples walked)."""
+    if isinstance(value, Said):
+        return value.now()
+    if isinstance(value, dict):
+        return {key: spoken(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(spoken(item) for item in value)
+    return value
+
+
 def text(words: str, **translations: str) -> dict:
-    """A text block; `fr="..."` gives its words when the course speaks French (a recording made for the
-    French notebooks), so one script answers both languages with the same calls."""
-    from . import language
-
-    return {"type": "text", "text": translations.get(language.current(), words)}
+    """A text block; `fr="..."` gives its words when the course speaks French, chosen when the reply is sent,
+    so one script answers both languages with the same calls."""
+    return {"type": "text", "text": Said(words, **translations)}
 
 
-def thinking(thought: str) -> dict:
-    return {"type": "thinking", "thinking": thought, "signature": stable_id("sig_", thought)}
+def thinking(thought: str, **translations: str) -> dict:
+    return {"type": "thinking", "thinking": Said(thought, **translations), "signature": stable_id("sig_", thought)}
 
 
 def tool_use(name: str, tool_input: dict, id: str | None = None) -> dict:
@@ -80,7 +113,7 @@ def reply(*blocks: dict, stop_reason: str | None = None) -> Reply:
 
     def answer(request: dict) -> dict:
         content = []
-        for index, block in enumerate(blocks):
+        for index, block in enumerate(spoken(list(blocks))):
             if block["type"] == "tool_use" and "id" not in block:
                 block = {**block, "id": stable_id("toolu_", request.get("messages"), index)}
             content.append(block)

@@ -190,7 +190,8 @@ class Scenario:
     learner's code, which may change what it is handed at will (a history popped while read, a list appended to
     after the answer), and under the grader the kernel's changes come back onto the grader's objects: a table
     shared by every learner would carry one learner's changes into the next one's check. So every call gets
-    data of its own, and what a check expects is computed from data no learner's code ever held."""
+    data of its own, and what a check expects is computed from data no learner's code ever held. Its words
+    (`scripted.said`) come in the language the check speaks."""
 
     key: str
     replies: Any = ()  # the scripted model's replies, or a function that makes a model that never stops
@@ -203,7 +204,7 @@ class Scenario:
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
-        return copy.deepcopy(value) if name in FRESH_FIELDS else value
+        return scripted.spoken(copy.deepcopy(value)) if name in FRESH_FIELDS else value
 
 
 FRESH_FIELDS = frozenset({"given", "expected", "options"})  # a Scenario's data: a copy at every read
