@@ -12,7 +12,8 @@ COMMANDS = {
     "guide": ("authoring.workshop_guide", "docs/WORKSHOP.md's generated half only"),
     "docs": ("authoring.course_pages", "the pages generated from the manifest only (README, DESIGN, audit)"),
     "translations": ("authoring.notebook_translations", "a translator's skeleton|status of the notebooks' words"),
-    "catalogues": ("authoring.catalogue_translations", "the package's words in French: what is stale; stamp a row"),
+    "catalogues": ("authoring.catalogue_translations", "the catalogues' French: what is missing, new or stale"),
+    "stamp": ("authoring.fingerprints", "every French text's `of`: list them; --new; or FILE KEY... once re-read"),
     "typography": ("authoring.typography", "French no-break spaces before : ; ! ? and inside « » (--check: list)"),
 }
 

@@ -33,17 +33,25 @@ PARTS = (
     Part("the solution notebook, the source of the learner's copy; metadata "
          '`{"looplab": {"course_version": "<COURSE.version>"}}`', "solutions/<stem>.ipynb"),
     Part("its checks: scenarios, checkers", "looplab/checks/<checks>.py"),
-    Part("their words: every text and hint a learner reads", "looplab/checks/texts/<checks>.toml"),
-    Part("their audit rows: each instruction, where it is taught, the scenario and the wrong answer that hold it",
+    Part("their words: every text and hint a learner reads, each row in English and French (`[<key>.fr]`, "
+         "`[hints.fr]`)", "looplab/checks/texts/<checks>.toml"),
+    Part("their audit rows: each instruction, where it is taught, the scenario and the wrong answer that hold it; "
+         "the instruction in French too (`fr = { instruction = \"...\" }`: the French workshop guide shows it)",
          "looplab/checks/audit/<checks>.toml"),
     Part("the course's own version of each exercise (each `Exercise.reference`), a module of its own",
          "looplab/<references>.py"),
-    Part("its scripted answers (its recording is made from them)", "authoring/answers/<stem>.py"),
+    Part("its scripted answers (its recordings are made from them), each reply's French beside its English "
+         "(`text(\"...\", fr=\"...\")`)", "authoring/answers/<stem>.py"),
     Part("its soundness tests: each check passing the reference and failing the stub and two typical wrong "
          "answers at least", "tests/test_checks_<checks>.py"),
-    Part("its French row: what the learner builds (`[notebooks.<stem>]`, `builds` and `of`, the fingerprint of the "
-         "English) and the title of each exercise titled by more than a name; its cells' French follow in "
-         "translations/fr/<stem>.toml (docs/TRANSLATING.md)", "translations/fr/course.toml"),
+    Part("the manifest's words in every language: its title, what the learner builds and each exercise's title, "
+         "English (`text`, the manifest's words) and French (`[\"<key>\".fr]` with `text`), keyed by stem, "
+         "`builds:<stem>` and exercise id (an exercise titled by a name alone needs no row); then "
+         "`python -m authoring stamp --new` writes each French row's `of`", "looplab/texts/course.toml"),
+    Part("its cells' French: every markdown cell, comment and word-holding string of its code (`python -m authoring "
+         "translations skeleton --lang fr <stem>` writes the todo list; docs/TRANSLATING.md); the French of its checks' "
+         "words, audit rows, titles and answers sits beside their English, in the files above",
+         "translations/fr/<stem>.toml"),
 )
 
 # Made by `make notebooks` from the parts above and the manifest (a new notebook changes each of them).
@@ -57,6 +65,12 @@ DERIVED = (
     Part("the course table and the `doctor` sample", "README.md"),
     Part("the same, in French", "README.fr.md"),
     Part("the notebook rows", "docs/DESIGN.md"),
+    Part("its French solution: the English one with the words of translations/fr/<stem>.toml, its outputs stored",
+         "solutions/fr/<stem>.ipynb"),
+    Part("its French learner's copy", "notebooks/fr/<stem>.ipynb"),
+    Part("its French recording", "looplab/recordings/fr/<stem>.json"),
+    Part("what each solution's stored outputs were made from (a notebook runs again only when that changes)",
+         "solutions/made_from.json"),
 )
 # Built by the tests from the solutions when they run, never committed.
 BUILT_BY_THE_TESTS = "the grader's fixtures (tests/grading_fixtures/make_fixtures.py)"

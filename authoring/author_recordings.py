@@ -84,11 +84,21 @@ def load_answers(name: str, language: str = languages.SOURCE) -> dict:
     """The ANSWERS of one recording's answers file, as written: keyed by the notebook's name for each
     question ("TRAIN_QUESTION"), or, in calculator.py, which has no notebook, by the question itself.
 
-    The file is (re-)imported while the course speaks `language`, so its `text(..., fr=...)` blocks hold
-    that language's words; its FRENCH entries (for "fr") replace whole entries of ANSWERS."""
-    with languages.using(language):
-        module = importlib.reload(importlib.import_module(f"{__package__}.answers.{name}"))
-        return {**module.ANSWERS, **getattr(module, OVERRIDES.get(language, ""), {})}
+    Each reply speaks `language` whenever it is sent (its `text(..., fr=...)` blocks choose their words then);
+    its FRENCH entries (for "fr") replace whole entries of ANSWERS."""
+    module = importlib.reload(importlib.import_module(f"{__package__}.answers.{name}"))
+    answers = {**module.ANSWERS, **getattr(module, OVERRIDES.get(language, ""), {})}
+    return {key: [_speaking(language, reply) for reply in replies] if isinstance(replies, list) else replies
+            for key, replies in answers.items()}
+
+
+def _speaking(language: str, reply):
+    """The scripted reply, its words in `language` whatever the course speaks when it is sent."""
+    def answer(request: dict) -> dict:
+        with languages.using(language):
+            return reply(request)
+
+    return answer
 
 
 def notebook_code(path: Path) -> list[str]:

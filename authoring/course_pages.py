@@ -20,17 +20,15 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
 from looplab import language
 from looplab.catalogue import words
-from looplab.course import COURSE
+from looplab.course import COURSE, TITLES
 
 from . import DOCS, ROOT, adding, audit
 from .audit import Incomplete
-from .notebook_translations import fingerprint
 
 __all__ = ["Incomplete", "main", "stale", "updated"]
 
@@ -48,21 +46,22 @@ WORDS = words(__file__)  # authoring/texts/course_pages.toml
 
 def builds_in(spoken: str) -> dict[str, str]:
     """Each notebook's `builds` (what the README's course table says it builds) in `spoken`: the manifest's words
-    in English, translations/<language>/course.toml's otherwise, each row recording the fingerprint of the English
-    it translates. A missing or stale row stops the regeneration, naming the notebook and the English to translate.
-    (Exercise titles are the package's words, `Exercise.said_title`: a check's panel shows them too.)"""
+    in English; otherwise its row `builds:<stem>` of looplab/texts/course.toml, the one place of the manifest's
+    words in every language (the titles are there too: a check's panel shows them). A row missing, or one whose
+    English is not the manifest's, stops the regeneration naming the row and the fix; a French row that translates
+    an older English is reported before anything is written (authoring/fingerprints.py)."""
     builds = {notebook.stem: notebook.builds for notebook in COURSE.notebooks}
     if spoken == language.SOURCE:
         return builds
-    path = ROOT / "translations" / spoken / "course.toml"
-    rows = tomllib.loads(path.read_text(encoding="utf-8")).get("notebooks", {}) if path.exists() else {}
+    where = "looplab/texts/course.toml"
     for stem, english in builds.items():
-        row = rows.get(stem)
-        if row is None or row.get("of") != fingerprint(english):
-            state = "has no row" if row is None else f"translates an older English (of = {row.get('of')!r})"
-            raise Incomplete(f"{path.relative_to(ROOT)}: [notebooks.{stem!r}] {state}; translate {english!r} "
-                             f"into builds and set of = {fingerprint(english)!r}")
-        builds[stem] = row["builds"]
+        row = TITLES.rows.get(f"builds:{stem}", {})
+        if row.get(language.SOURCE) != english or spoken not in row:
+            state = ("has no row" if not row else f"holds another English ({row.get(language.SOURCE)!r})"
+                     if row.get(language.SOURCE) != english else f"has no {spoken} table")
+            raise Incomplete(f"{where}: [\"builds:{stem}\"] {state}: write text = {english!r} and its "
+                             f"[\"builds:{stem}\".{spoken}] text, then `python -m authoring stamp --new`")
+        builds[stem] = row[spoken].strip()
     return builds
 
 
@@ -122,7 +121,7 @@ def adding_table() -> list[str]:
 
 def adding_list() -> list[str]:
     return [", ".join(f"`{part.where}`" for part in adding.PARTS)
-            + f" (the placeholders come from its manifest entry; what each holds: docs/WRITING_NOTEBOOKS.md). "
+            + " (the placeholders come from its manifest entry; what each holds: docs/WRITING_NOTEBOOKS.md). "
             + "Generated from them: " + ", ".join(f"`{part.where}`" for part in adding.DERIVED) + "."]
 
 
@@ -150,6 +149,17 @@ def updated(page: Path, text: str) -> tuple[str, list[str]]:
             changed.append(name)
         text = new
     return text, changed
+
+
+def missing_marks() -> list[str]:
+    """One line for each generated part whose two marks a page lacks (the regeneration stops on any, at once)."""
+    found = []
+    for page in PARTS:
+        text = page.read_text(encoding="utf-8")
+        found += [f"{page.relative_to(ROOT)} has no generated part {name!r}: put the two lines {begin_mark(name)!r} "
+                  f"and {end_mark(name)!r} where it goes" for name in PARTS[page]
+                  if not re.search(re.escape(begin_mark(name)) + r"\n.*?" + re.escape(end_mark(name)), text, re.DOTALL)]
+    return found
 
 
 def stale() -> list[str]:

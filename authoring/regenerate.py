@@ -4,8 +4,11 @@
     python -m authoring notebooks 03_matching_ids    # one notebook
 
 What a maintainer edits by hand is the source: the solution notebooks (solutions/), the scripted
-answers (authoring/answers/), the manifest, the checks and their words and audit rows, and the package. Everything below is derived, in this order, and is
-never edited by hand:
+answers (authoring/answers/), the manifest, the checks and their words and audit rows, and the package. First,
+every input is checked, and every problem is listed at once before anything is written (`inputs_checked`:
+French texts missing, unstamped or stale, rows the manifest needs, pages without their marks). Then
+everything below is derived, in this order, and is never edited by hand; a notebook runs again only when
+something its outputs depend on changed (made_from.py; `--all` runs them all):
 
 1. a notebook's recording (looplab/recordings/<notebook>.json), only when the notebook now asks
    something its recording does not hold (a reworded question, a new cell): it is re-authored from
@@ -52,15 +55,18 @@ from looplab.recordings import RECORDINGS_DIR
 from looplab.transport import NotRecordedError
 
 from . import ROOT
+from . import audit
 from . import author_recordings as author
 from . import course_pages
+from . import fingerprints
 from . import learner_notebooks
+from . import made_from
 from . import translated_notebooks as translated
 from . import workshop_guide as guide
 
 NOT_RECORDED = NotRecordedError.__name__
 # The files this command may rewrite (a notebook's run also leaves agent.py beside it: not ours to list).
-DERIVED = ("looplab/recordings/*.json", "solutions/*.ipynb", "notebooks/*.ipynb", "docs/*.md", "README*.md",
+DERIVED = ("looplab/recordings/*.json", "solutions/*.ipynb", "solutions/made_from.json", "notebooks/*.ipynb", "docs/*.md", "README*.md",
            *(f"{folder}/{language}/*.{ext}" for language in translated.TRANSLATED
              for folder, ext in (("looplab/recordings", "json"), ("solutions", "ipynb"), ("notebooks", "ipynb"))))
 
@@ -109,28 +115,55 @@ def calculator_recording_is_complete() -> bool:
     return True
 
 
-def regenerate(names: list[str]) -> list[str]:
-    """Rebuild the derived files (of the named notebooks, or all); return the paths that changed."""
+class NotReady(Exception):
+    """Inputs the regeneration cannot make its files from: every one of them, each with its file, key and fix."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__(f"{len(lines)} input(s) to fix first; nothing was written:\n" + "\n".join(lines))
+
+
+def inputs_checked() -> None:
+    """Check every input before anything is written: French texts missing, unstamped or stale (fingerprints.py),
+    rows the manifest needs (titles, `builds`, audit rows), a page without its marks, a stray audit table. All
+    of them are reported at once (NotReady). A notebook whose cells are not all translated yet is not one: its
+    French edition is skipped, with one line (translated_notebooks.py)."""
+    stopping, _ = fingerprints.problems()
+    lines = [row.line() for row in stopping] + course_pages.missing_marks() + audit.stray_tables()
+    if lines:
+        raise NotReady(lines)
+
+
+def regenerate(names: list[str], run_all: bool = False) -> list[str]:
+    """Rebuild the derived files (of the named notebooks, or all); return the paths that changed. A notebook whose
+    outputs were made from today's inputs is not run again (made_from.py), unless `run_all`."""
+    inputs_checked()
     before = digests()
-    course_pages.stale()  # a page without its marks or an exercise without audit rows stops here, before the runs
     if not names and not calculator_recording_is_complete():
         print("calculator: re-authoring it from authoring/answers/calculator.py (offline)", file=sys.stderr)
         author.author_calculator(live=False, recordings=RECORDINGS_DIR)
-    english = [stem for stem in COURSE.stems if not names or stem in names]
-    with learner_notebooks.forked_kernels(translated.SOURCE, len(english)) as kernels:  # one template per language
-        for stem in english:
-            print(f"running {stem} offline", file=sys.stderr)
-            store_outputs(stem, kernels=kernels)
+    package = made_from.package_files()
+    kept = (lambda stem, spoken: False) if run_all else (lambda stem, spoken: made_from.up_to_date(stem, spoken, package))
+    english = [stem for stem in COURSE.stems if (not names or stem in names) and not kept(stem, translated.SOURCE)]
+    if english:
+        with learner_notebooks.forked_kernels(translated.SOURCE, len(english)) as kernels:  # one template a language
+            for stem in english:
+                print(f"running {stem} offline", file=sys.stderr)
+                store_outputs(stem, kernels=kernels)
+                made_from.remember(stem, translated.SOURCE)
     learner_notebooks.generate(names or None)
-    for language in translated.TRANSLATED:
-        written = translated.write_solutions(names, language)
-        with learner_notebooks.forked_kernels(language, len(written)) as kernels:
-            for stem in written:
-                print(f"running {language}/{stem} offline", file=sys.stderr)
-                store_outputs(stem, language, kernels)
+    for spoken in translated.TRANSLATED:
+        written = translated.write_solutions(names, spoken, kept=lambda stem: kept(stem, spoken))
         if written:
-            learner_notebooks.generate(written, solutions=translated.solutions_in(language),
-                                       notebooks=translated.notebooks_in(language))
+            with learner_notebooks.forked_kernels(spoken, len(written)) as kernels:
+                for stem in written:
+                    print(f"running {spoken}/{stem} offline", file=sys.stderr)
+                    store_outputs(stem, spoken, kernels)
+                    made_from.remember(stem, spoken)
+        made = [stem for stem in COURSE.stems if (not names or stem in names)
+                and (translated.solutions_in(spoken) / f"{stem}.ipynb").exists()]
+        if made:  # (an empty list of names means every notebook)
+            learner_notebooks.generate(made, solutions=translated.solutions_in(spoken),
+                                       notebooks=translated.notebooks_in(spoken))
     course_pages.main([])
     guide.main([])
     after = digests()
@@ -140,13 +173,15 @@ def regenerate(names: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m authoring notebooks", description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help=f"notebooks to rebuild (default: all): {', '.join(COURSE.stems)}")
+    parser.add_argument("--all", action="store_true", dest="run_all",
+                        help="run every notebook named, even those whose outputs were made from today's inputs")
     args = parser.parse_args(argv)
     unknown = set(args.names) - set(COURSE.stems)
     if unknown:
         parser.error(f"no notebook named {', '.join(sorted(unknown))}; they are: {', '.join(COURSE.stems)}")
     try:
-        changed = regenerate(args.names)
-    except course_pages.Incomplete as error:
+        changed = regenerate(args.names, args.run_all)
+    except (course_pages.Incomplete, NotReady) as error:
         print(f"regenerate: {error}", file=sys.stderr)
         return 1
     except author.AuthoringFailed as error:

@@ -22,6 +22,7 @@ import ast
 import copy
 import sys
 from pathlib import Path
+from typing import Callable
 
 import nbformat
 
@@ -83,9 +84,10 @@ def speaking(source: str, language: str) -> str:
 
 
 def write_solutions(names: list[str] | None, language: str, course: Course = COURSE, solutions: Path = SOLUTIONS,
-                    translations: Path = TRANSLATIONS) -> list[str]:
+                    translations: Path = TRANSLATIONS, kept: Callable[[str], bool] = lambda stem: False) -> list[str]:
     """Write solutions/<language>/<stem>.ipynb (no outputs yet) for each notebook whose translation is
-    complete; say on stderr which are skipped and why. Returns the stems written."""
+    complete, but those `kept` as they are (made_from.py: made from today's inputs); say on stderr which are
+    skipped and why. Returns the stems written."""
     written = []
     folder = solutions_in(language, solutions)
     for stem in course.stems:
@@ -101,6 +103,8 @@ def write_solutions(names: list[str] | None, language: str, course: Course = COU
         if missing:
             print(f"{language}/{stem}: skipped: {len(missing)} text(s) not translated yet, first {missing[0]} "
                   f"(`python -m authoring translations status --lang {language} {stem}`)", file=sys.stderr)
+            continue
+        if kept(stem):
             continue
         folder.mkdir(parents=True, exist_ok=True)
         nbformat.write(translated(english, cells, language), folder / f"{stem}.ipynb")

@@ -56,16 +56,23 @@ def printed(template: str) -> str:
 def mistake_row(instruction: str, scenario_cell: str, texts: dict, general_hint: str) -> str | None:
     """`| what was missed | what the check prints | what unblocks it |`, or None if no key prints anything.
 
-    The words are those of the first expectation the row names (a key with a `failed` text), and its
-    hint, or else the hint of the situation the row names, as the check itself does; a row with
-    neither gets the exercise's first hint (what `looplab.hint(id)` gives).
+    The words are those of the first expectation the row names (a key with a `failed` text), and the hint
+    the check gives for it (core.Report.failure): its own, or else the hint of the situation the row names;
+    for a row that says so (`situation_hint`), the hint of the first situation the row names, where it has
+    one; a row with neither gets the exercise's first hint (what `looplab.hint(id)` gives).
     """
-    said = [texts[key].said() for key in KEY.findall(scenario_cell) if key in texts]
-    expectation = next((text for text in said if text.failed), None)
+    keys = [key for key in KEY.findall(scenario_cell) if key in texts]
+    expectation = next((key for key in keys if texts[key].said().failed), None)
     if expectation is None:
         return None
-    hint = expectation.hint or next((text.hint for text in said if text.hint), general_hint)
-    return f"| {instruction} | {printed(expectation.failed)} | {table_cell(hint)} |"
+    own = texts[expectation].said().hint
+    situations = [texts[key].said().hint for key in keys if key != expectation and texts[key].said().hint]
+    if texts[expectation].situation_hint:  # the hint of the row's first situation, where it has one
+        first = texts[keys[0]].said().hint if keys[0] != expectation else ""
+        hint = first or own or general_hint
+    else:
+        hint = own or next(iter(situations), general_hint)
+    return f"| {instruction} | {printed(texts[expectation].said().failed)} | {table_cell(hint)} |"
 
 
 def title(exercise_id: str) -> str:

@@ -11,9 +11,12 @@ shows its translation stale; `of` is for the tests, never read here.
 from __future__ import annotations
 
 import functools
+import re
+import string
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import language
 
@@ -31,6 +34,10 @@ class Text:
     failed: str = ""
     hint: str = ""
     passed: str = ""
+    # The hint of the situation being tested, where it has one, before this row's own: a failure whose cure is
+    # the situation's point (notebook 6's "run_tool raised" while a tool misbehaves in one way or another). Set on
+    # the row in the source language; the workshop guide reads it too, so that it shows the hint the learner sees.
+    situation_hint: bool = False
     other: dict = field(default_factory=dict, compare=False)
 
     def said(self) -> "Text":
@@ -94,6 +101,29 @@ def _fields(rows: dict, key: str, name: str | None) -> dict:
                    if field not in ("like", "of") and not isinstance(value, dict)}
 
 
+NO_BREAK_ESCAPES = re.compile(r"(?<!\\)((?:\\\\)*)\\(xa0|u202f)")  # \xa0 or \u202f as repr writes them
+
+
+def readable_repr(value: Any) -> str:
+    """repr(value), the no-break spaces of French typography kept as they are: repr writes them as escapes
+    (`'Combien font 4823 × 1979\\u202f?'`), and a French message quoting a French text would show those."""
+    return NO_BREAK_ESCAPES.sub(lambda found: found.group(1) + ("\xa0" if found.group(2) == "xa0" else "\u202f"),
+                                repr(value))
+
+
+class _Readable(string.Formatter):
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        return readable_repr(value) if conversion == "r" else super().convert_field(value, conversion)
+
+
+_READABLE = _Readable()
+
+
+def fill(template: str, **values: Any) -> str:
+    """`template.format(**values)`, but `{value!r}` quotes a text with its no-break spaces as they are."""
+    return _READABLE.format(template, **values)
+
+
 class Words:
     """The words of a module that is not a check (the client's mode line, the viewer's labels, the
     doctor's lines...): `WORDS("key", **values)` is the row's text in the current language, a
@@ -107,7 +137,7 @@ class Words:
     def __call__(self, key: str, **values) -> str:
         row = self.rows[key]
         template = row.get(language.current(), row[language.SOURCE])
-        return template.format(**values) if values else template
+        return fill(template, **values) if values else template
 
     def __contains__(self, key: str) -> bool:
         return key in self.rows

@@ -93,11 +93,41 @@ def learner_line(error: BaseException) -> str | None:
 
 
 def is_the_course_version(obj: Any, reference: Any) -> bool:
-    """Is `obj` the course's own version (maybe behind functools.wraps / partial)? It is one import away."""
+    """Is `obj` the course's own version (maybe behind functools.wraps / partial, or a copy of the function made
+    from its code, `types.FunctionType(reference.__code__, ...)` or `__code__.replace()`)? It is one import away.
+    Code typed again in a cell compiles to other code (its own file name and lines): that is the learner's."""
     try:
         unwrapped = inspect.unwrap(obj) if callable(obj) else obj
     except ValueError:  # a cycle of __wrapped__
         return False
     while isinstance(unwrapped, functools.partial):
         unwrapped = unwrapped.func
-    return unwrapped is reference
+    if unwrapped is reference:
+        return True
+    code, theirs = getattr(reference, "__code__", None), getattr(unwrapped, "__code__", None)
+    if code is None or not isinstance(theirs, type(code)):
+        return False
+    # equal code under any name: the same code object, or one copied from it (its lines and file kept)
+    return theirs.replace(co_name=code.co_name, co_qualname=code.co_qualname) == code
+
+
+def course_version_of(obj: Any, course) -> str | None:
+    """Which exercise's course version `obj` is ("module:attribute"), among the modules loaded (an object can only be
+    one of those); None when it is none. The course's version of any exercise is never a learner's answer to any
+    exercise: notebook 5's agent_turn handed in as a later notebook's agent_turn, or under another name."""
+    import sys
+
+    for exercise in course.exercises:
+        module, _, attribute = exercise.reference.partition(":")
+        try:
+            value = vars(sys.modules[module]).get(attribute) if module in sys.modules else None
+        except TypeError:
+            continue
+        if value is not None and is_the_course_version(obj, value):
+            return exercise.reference
+    return None
+
+
+def is_a_course_version(obj: Any, course) -> bool:
+    """Is `obj` the course's own version of some exercise of the course (any exercise, not only the one checked)?"""
+    return course_version_of(obj, course) is not None

@@ -77,19 +77,16 @@ def describe(namespace: dict, held: dict, request: dict) -> dict:
     graded edition's stand-in for it); its value if not callable (as data, the functions inside it by a name of
     their own)."""
     from .course import COURSE
-    from .learner_calls import is_the_course_version
+    from .learner_calls import course_version_of
 
     name = str(request.get("name"))
     if name not in namespace:
         return {"exists": False}
     obj = held[name] = namespace[name]
-    try:  # read from its module's namespace: a value the edition left out is not asked for here
-        module, _, attribute = COURSE.exercise(str(request.get("number"))).reference.partition(":")
-        own = vars(sys.modules[module]).get(attribute) if module in sys.modules else None
-    except KeyError:
-        own = None
-    answer = {"exists": True, "callable": callable(obj),
-              "course_code": callable(own) and is_the_course_version(obj, own)}
+    # read from the modules' namespaces: a value the edition left out is not asked for here; the course's version
+    # of any exercise counts, not only this one's
+    version = course_version_of(obj, COURSE) if callable(obj) else None
+    answer = {"exists": True, "callable": callable(obj), "course_code": version is not None, "course_version": version}
     if not answer["callable"]:
         answer["value"] = encode(obj, lambda value: _function_inside(held, name, value))
     return answer

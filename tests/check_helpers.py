@@ -13,6 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import copy
+import inspect
+import textwrap
 import os
 import types
 
@@ -162,8 +164,11 @@ def twin(obj):
     A check refuses the course's object itself (it is not the learner's work); its code must still
     pass, since later notebooks lean on it.
     """
-    if isinstance(obj, types.FunctionType):
-        copied = types.FunctionType(obj.__code__, obj.__globals__, obj.__name__, obj.__defaults__, obj.__closure__)
+    if isinstance(obj, types.FunctionType):  # compiled again from its source, as a cell compiles what it holds
+        compiled = compile(textwrap.dedent(inspect.getsource(obj)), "<typed by a learner>", "exec")
+        code = next(const for const in compiled.co_consts
+                    if isinstance(const, types.CodeType) and const.co_name == obj.__name__)
+        copied = types.FunctionType(code, obj.__globals__, obj.__name__, obj.__defaults__, obj.__closure__)
         copied.__kwdefaults__ = obj.__kwdefaults__
         return copied
     return copy.deepcopy(obj)

@@ -20,6 +20,7 @@ import csv
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -30,7 +31,6 @@ import pytest
 
 from authoring import adding
 from authoring.learner_notebooks import BEGIN, END, generate, manifest_disagreements
-from authoring.notebook_translations import fingerprint
 from tests.test_regenerate import copy_of_the_course
 from looplab.course import COURSE, Course, Notebook
 
@@ -75,12 +75,20 @@ CATALOGUE = f'''
 [wrong_double]
 failed = "double({{number!r}}) returned {{got!r}}; expected {{expected!r}}"
 hint = "Multiply by two."
+[wrong_double.fr]
+failed = "double({{number!r}}) a renvoyé {{got!r}} ; attendu : {{expected!r}}"
+hint = "Multipliez par deux."
 
 [doubled]
 passed = "doubles whole, negative and decimal numbers"
+[doubled.fr]
+passed = "double les nombres entiers, négatifs et décimaux"
 
 [hints]
 "{ID}" = ["Multiply by two.", "return 2 * number"]
+
+[hints.fr]
+"{ID}" = ["Multipliez par deux.", "return 2 * number"]
 '''
 # 4. Its audit rows, beside them in audit/<module>.toml.
 AUDIT = f'''
@@ -89,7 +97,7 @@ instruction = "return twice the number"
 taught = "{NUMBER:02d} §exercise, \\"Write `double`...\\""
 scenario = "`wrong_double`"
 wrong_answer = "`test_adding_instead_of_doubling_fails`"
-fr = {{ instruction = "renvoyer le double du nombre", of = "da588d2a" }}
+fr = {{ instruction = "renvoyer le double du nombre" }}
 '''
 # 5. Its reference module: the course's own version of each exercise.
 REFERENCE_MODULE = '''
@@ -101,8 +109,30 @@ def double(number):
 ANSWERS = '''
 from looplab.scripted import reply, text
 
-ANSWERS = {"DOUBLE_QUESTION": [reply(text("Twice 21 is 42."))]}
+ANSWERS = {"DOUBLE_QUESTION": [reply(text("Twice 21 is 42.", fr="Le double de 21 est 42."))]}
 '''
+# 8. The manifest's words in every language: its title and what it builds (its exercise is titled by its name).
+MANIFEST_WORDS = f'''
+["{STEM}"]
+text = "Doubling"
+["{STEM}".fr]
+text = "Le double"
+
+["builds:{STEM}"]
+text = "a function that doubles"
+["builds:{STEM}".fr]
+text = "une fonction qui double"
+'''
+
+
+def cells_in_french(solution: nbformat.NotebookNode) -> str:
+    """9. translations/fr/<stem>.toml: its markdown cells and the words of its code, by cell id."""
+    markdown, question = solution.cells[0], solution.cells[2]
+    return (f"[cells.{markdown.id}]\ntext = '''\n# Le double\n\nUn notebook jetable : un exercice, une "
+            f"vérification.'''\n\n[[cells.{question.id}.code]]\nen = '\"What is twice 21?\"'\n"
+            f"fr = '\"Combien font deux fois 21\u202f?\"'\n")
+
+
 # 7. Its soundness tests: the check shown failing on typical wrong answers.
 SOUNDNESS_TESTS_WITH_ONE_WRONG_ANSWER = f'''
 import pytest
@@ -213,17 +243,19 @@ def added_the_documented_way(tmp_path_factory):
                "tests/test_checks_doubling.py": SOUNDNESS_TESTS_WITH_ONE_WRONG_ANSWER + SECOND_WRONG_ANSWER}
     for relative, source in sources.items():
         (copy / relative).write_text(textwrap.dedent(source), encoding="utf-8")
-    with (copy / "translations" / "fr" / "course.toml").open("a", encoding="utf-8") as french:
-        french.write(f"\n[notebooks.{STEM}]\nof = \"{fingerprint('a function that doubles')}\"\n"
-                     "builds = 'une fonction qui double'\n")
+    with (copy / "looplab" / "texts" / "course.toml").open("a", encoding="utf-8") as manifest_words:
+        manifest_words.write(MANIFEST_WORDS)
+    solution = nbformat.read(copy / "solutions" / f"{STEM}.ipynb", as_version=4)
+    (copy / "translations" / "fr" / f"{STEM}.toml").write_text(cells_in_french(solution), encoding="utf-8")
     written = {path for path, digest in digests(copy).items() if before.get(path) != digest}
 
     env = {**os.environ, "PYTHONPATH": str(copy)}  # the kernels import the copy's looplab, too
     env.pop("ANTHROPIC_API_KEY", None)
     env.pop("LOOPLAB_COURSE", None)
-    run = subprocess.run([sys.executable, "-m", "authoring", "notebooks", STEM], cwd=copy, env=env,
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
+    for command in (["stamp", "--new"], ["notebooks", STEM]):  # the fingerprints of the French, then the rest
+        run = subprocess.run([sys.executable, "-m", "authoring", *command], cwd=copy, env=env,
+                             capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stdout + run.stderr[-3000:]
     changed = {path for path, digest in digests(copy).items() if before.get(path) != digest}
     return copy, env, written, changed
 
@@ -361,3 +393,32 @@ def test_a_new_exercise_needs_two_wrong_answers_shown_failing(fork):
 
     soundness.write_text(SOUNDNESS_TESTS_WITH_ONE_WRONG_ANSWER + SECOND_WRONG_ANSWER)
     assert soundness_gaps(alone, tests) == []
+
+
+def test_make_notebooks_lists_every_input_to_fix_at_once_and_writes_nothing(added_the_documented_way):
+    """A French check row missing, a French title stale and a row the manifest needs gone: one run names all three,
+    each with its file, its key and the command that fixes it, and changes no file."""
+    copy, env, _, _ = added_the_documented_way
+    catalogue, manifest_words = copy / "looplab/checks/texts/doubling.toml", copy / "looplab/texts/course.toml"
+    kept = {path: path.read_text(encoding="utf-8") for path in (catalogue, manifest_words)}
+    catalogue.write_text(kept[catalogue].replace('[doubled.fr]\npassed = "double les nombres entiers, négatifs et '
+                                                 'décimaux"\n', ""), encoding="utf-8")
+    stale = re.sub(rf'(\["{STEM}"\.fr\][^\[]*?of = ")[0-9a-f]+"', r'\g<1>00000000"', kept[manifest_words])
+    manifest_words.write_text(re.sub(rf'\["builds:{STEM}"\][^\[]*\["builds:{STEM}"\.fr\][^\[]*', "", stale),
+                              encoding="utf-8")  # the whole row, English and French
+    before = digests(copy)
+    try:
+        run = subprocess.run([sys.executable, "-m", "authoring", "notebooks"], cwd=copy, env=env,
+                             capture_output=True, text=True, timeout=300)
+        after = digests(copy)
+    finally:
+        for path, text in kept.items():
+            path.write_text(text, encoding="utf-8")
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert "nothing was written" in run.stderr and after == before
+    lines = run.stderr.splitlines()
+    assert any(line.startswith("missing  looplab/checks/texts/doubling.toml  doubled: ") and "stamp --new" in line
+               for line in lines), run.stderr
+    assert any(line.startswith(f"stale    looplab/texts/course.toml  {STEM}: ")
+               and f"python -m authoring stamp looplab/texts/course.toml {STEM}" in line for line in lines), run.stderr
+    assert any(line.startswith(f"missing  looplab/texts/course.toml  builds:{STEM}: add") for line in lines), run.stderr

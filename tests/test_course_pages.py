@@ -53,15 +53,15 @@ def test_a_page_without_its_marks_is_named_in_one_line(readme_copy):
         course_pages.main([])
 
 
-def test_the_french_readme_table_comes_from_the_manifest_and_its_fingerprinted_translation(tmp_path, monkeypatch):
-    """README.fr.md's table is generated like README.md's; a notebook whose English `builds` changed without its
-    French row being re-checked stops the regeneration, naming the row and the English."""
+def test_the_french_readme_table_comes_from_the_manifest_and_its_rows_in_the_manifests_words(monkeypatch):
+    """README.fr.md's table is generated like README.md's, from looplab/texts/course.toml's `builds:<stem>` rows
+    (the one place of the manifest's words in every language); a notebook whose English `builds` is not its row's
+    stops the regeneration, naming the row and the fix."""
     table = "\n".join(course_pages.course_table("fr"))
     assert "2.3 agent_turn with a hard cap" not in table and "1.1 `calculator`" in table
-    table = tmp_path / "translations" / "fr" / "course.toml"
-    table.parent.mkdir(parents=True)
-    table.write_text((course_pages.ROOT / "translations" / "fr" / "course.toml").read_text(encoding="utf-8")
-                     .replace('of = "', 'of = "0', 1), encoding="utf-8")
-    monkeypatch.setattr(course_pages, "ROOT", tmp_path)
-    with pytest.raises(course_pages.Incomplete, match=r"\[notebooks.'01_one_tool_call'\] translates an older English"):
+    assert "une calculatrice sûre" in table
+    rows = dict(course_pages.TITLES.rows)
+    rows["builds:01_one_tool_call"] = {**rows["builds:01_one_tool_call"], "en": "an older English"}
+    monkeypatch.setattr(course_pages.TITLES, "rows", rows)
+    with pytest.raises(course_pages.Incomplete, match=r'\["builds:01_one_tool_call"\] holds another English'):
         course_pages.course_table("fr")

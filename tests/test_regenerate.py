@@ -17,7 +17,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # What the command reads and writes; the copy holds nothing else.
-COPIED = ("looplab", "solutions", "notebooks", "authoring", "docs", "README.md", "README.fr.md", "translations")
+COPIED = ("looplab", "solutions", "notebooks", "authoring", "docs", "README.md", "README.fr.md", "translations",
+          "requirements.txt")
 
 
 def copy_of_the_course(course: Path) -> Path:
@@ -35,17 +36,38 @@ def copy_of_the_course(course: Path) -> Path:
     return course
 
 
-def test_regenerating_an_unchanged_course_changes_nothing(tmp_path):
-    course = copy_of_the_course(tmp_path / "course")
+def regenerate(course: Path, *arguments: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(course)}  # the kernels import the copy's looplab, too
     env.pop("ANTHROPIC_API_KEY", None)
-    # Every notebook runs twice, in English and in French: a minute or two; more on a busy machine.
-    run = subprocess.run([sys.executable, "-m", "authoring", "notebooks"], cwd=course, env=env,
-                         capture_output=True, text=True, timeout=1500)
+    return subprocess.run([sys.executable, "-m", "authoring", "notebooks", *arguments], cwd=course, env=env,
+                          capture_output=True, text=True, timeout=1500)
+
+
+def test_regenerating_an_unchanged_course_changes_nothing(tmp_path):
+    """--all: every notebook runs again (twice, in English and in French: a minute or so), whatever
+    solutions/made_from.json says, and the outputs it stores are the committed ones."""
+    course = copy_of_the_course(tmp_path / "course")
+    run = regenerate(course, "--all")
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.strip() == "nothing changed", (
         f"{run.stdout}\nthe committed files are not what `make notebooks` makes: run it and commit the result")
     assert "re-authoring" not in run.stderr, run.stderr
+
+
+def test_a_notebook_runs_again_only_when_something_it_depends_on_changed(tmp_path):
+    """Without --all, an unchanged course runs no notebook; a word changed in one translation runs that notebook
+    in that language, and no other."""
+    course = copy_of_the_course(tmp_path / "course")
+    run = regenerate(course)
+    assert run.returncode == 0 and run.stdout.strip() == "nothing changed", run.stdout + run.stderr[-3000:]
+    assert "running" not in run.stderr, run.stderr
+    translation = course / "translations" / "fr" / "03_matching_ids.toml"
+    translation.write_text(translation.read_text(encoding="utf-8") + "\n# a translator's note\n", encoding="utf-8")
+    run = regenerate(course)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert [line for line in run.stderr.splitlines() if line.startswith("running")] == [
+        "running fr/03_matching_ids offline"]
+    assert run.stdout.split() == ["changed", "solutions/made_from.json"]
 
 
 def test_no_stored_notebook_names_the_python_it_was_run_with():

@@ -5,7 +5,7 @@ cells. Here the solution notebook's code cells run offline, as a kernel would, i
 up to the cell that writes the program; the series' tests of that stage are copied beside it, the program
 as `agent.py`, and run with pytest in a process of their own. The series' tests are never copied into this
 repository: they are found through LOOPLAB_SERIES_TESTS, else ../shared/seed/series-tests beside the
-repository, else /work/shared/seed/series-tests.
+repository.
 
 The same runs with the exercise cells replaced by unusual but correct answers (tests/unusual_answers/): a
 registry built step by step from a table of rows, helpers, a recursive loop, an exception class of the
@@ -46,8 +46,7 @@ SERVER = "toolbox_server.py"  # notebook 5's MCP server, written from TOOL_REGIS
 
 def series_tests() -> Path | None:
     """Where the series' stage tests are, or None."""
-    candidates = [os.environ.get(VARIABLE), ROOT.parent / "shared" / "seed" / "series-tests",
-                  "/work/shared/seed/series-tests"]
+    candidates = [os.environ.get(VARIABLE), ROOT.parent / "shared" / "seed" / "series-tests"]
     return next((Path(found) for found in candidates if found and Path(found).is_dir()), None)
 
 

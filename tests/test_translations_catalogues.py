@@ -67,7 +67,8 @@ def _pairs(path: Path):
         else:
             theirs = _fields(table, key, "fr") if french is not None else {}
             for field, text in _fields(table, key, None).items():
-                yield key, field, text, theirs.get(field)
+                if isinstance(text, str):  # (a flag, situation_hint, holds no words)
+                    yield key, field, text, theirs.get(field)
 
 
 def _where(path: Path) -> str:
@@ -300,30 +301,3 @@ def test_the_agent_program_speaks_french_around_its_prefixes(french):
     with pytest.raises(RuntimeError, match="le modèle demandait encore des outils après 2 appels"):
         loop.agent_turn(scripted.scripted_client(scripted.never_stops(), call_limit=2)[0],
                         [{"role": "user", "content": "2+2?"}], max_iterations=2)
-
-
-# --- the stamp command ------------------------------------------------------------------------------------
-
-
-def test_stamp_writes_of_for_a_named_row_and_all_new_only_for_rows_without_one(tmp_path, monkeypatch):
-    path = tmp_path / "texts" / "thing.toml"
-    path.parent.mkdir()
-    path.write_text('[a]\ntext = "one"\n[a.fr]\ntext = "un"\n\n[b]\ntext = "two"\n[b.fr]\nof = "00000000"\n'
-                    'text = "deux"\n', encoding="utf-8")
-    monkeypatch.setattr(translations, "ROOT", tmp_path)
-    assert [state.what for state in translations.states(path)] == ["new", "stale"]
-    assert translations.stamp(path, "a") == fingerprint("one")
-    assert [state.what for state in translations.states(path)] == ["ok", "stale"]  # b was not named: left stale
-    translations.stamp(path, "b")
-    assert translations.read(path)["b"]["fr"] == {"of": fingerprint("two"), "text": "deux"}
-
-
-def test_stamp_writes_the_hints_fingerprints_in_their_table(tmp_path, monkeypatch):
-    path = tmp_path / "notebook9.toml"
-    path.write_text('[hints]\n"9.1" = ["Try.", "Try harder."]\n\n[hints.fr]\n"9.1" = ["Essayez.", "Encore."]\n',
-                    encoding="utf-8")
-    monkeypatch.setattr(translations, "CHECKS", tmp_path)
-    monkeypatch.setattr(translations, "ROOT", tmp_path)
-    translations.stamp(path, "hints:9.1")
-    assert translations.read(path)["hints"]["fr"]["of"] == {"9.1": fingerprint(json.dumps(["Try.", "Try harder."]))}
-    assert [state.what for state in translations.states(path)] == ["ok"]

@@ -112,3 +112,19 @@ def test_the_french_guide_is_the_same_plan_in_french_words():
     assert "## Des plans qui tiennent dans le créneau" in french and "### Un atelier de 2 heures\u00a0: 120 minutes" in french
     assert "| pause jusqu'à 1:02 | 10 |" in french and "| break until 1:02 | 10 |" in english
     assert "Plans that fit" not in french and "checked 1.1" not in french
+
+
+def test_the_guide_shows_the_hint_the_learner_sees_where_the_situations_hint_comes_first():
+    """6.1's "run_tool raised" is cured by the point of the case being tested (a division by zero, an unknown
+    name...): the check gives that case's hint, and the guide's row for the instruction shows the same one."""
+    from authoring import audit, workshop_guide
+    from looplab.checks import run_check
+    from looplab.course import COURSE
+
+    from tests.test_checks_notebook6 import run_tool_catching_only_type_error as run_tool  # a tool's error raised
+
+    seen = run_check("6.1", run_tool)
+    row = next(row for row in audit.audit_rows(COURSE.exercise("6.1")) if "run_tool_raised" in row.scenario)
+    shown = workshop_guide.mistake_row(row.instruction, row.scenario, COURSE.texts("6.1"), "general")
+    assert seen.hint and seen.hint != COURSE.texts("6.1")["run_tool_raised"].hint
+    assert shown.endswith(f"| {workshop_guide.table_cell(seen.hint)} |"), (seen.hint, shown)

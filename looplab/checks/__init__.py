@@ -15,7 +15,7 @@ from ..scripted import TooManyCalls
 from . import core
 from .core import (
     COURSE_CODE, NOT_SOLVED, NOT_WRITTEN, SAY, CheckFailed, CheckResult, CheckTimeout, Claims, Failure, Report, Session,
-    borrowing, explain, is_a_copy_of_the_course, is_the_course_version, isolated, time_limit, time_limit_seconds,
+    borrowing, explain, is_a_copy_of_the_course, course_version_of, is_the_course_version, isolated, time_limit, time_limit_seconds,
 )
 from .. import api_shape
 from .source import CELL, FUNCTION, latest_definition, stub_left
@@ -56,7 +56,8 @@ def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: s
     checker = course.checker(number)
     report = Report(texts=course.texts(number), cell=cell, cells=found.cells if found else None)
     own = resolve(exercise.reference)  # the course's own version: never the learner's answer
-    handed_in = (claims.course_code if claims is not None else is_the_course_version(obj, own)) or (
+    theirs = course_version_of(obj, course) if claims is None else claims.course_version  # another exercise's, maybe
+    handed_in = (claims.course_code if claims is not None else is_the_course_version(obj, own) or theirs) or (
         claims is None and cell is not None and is_a_copy_of_the_course(obj, own, exercise.name, found, cell))
     borrowed: list = []
     api_shape.warm()  # the offline API's first use, paid outside the learner's time limit
@@ -81,7 +82,7 @@ def _judge(number: str, obj: Any, course: Course, found: Session | None, cell: s
         # set up in the learner's namespace), and it was called: the verdict is that, below.
     called = claims.borrowed if claims is not None else borrowed
     if handed_in or called:
-        reference = called[0] if claims is not None and called else exercise.reference
+        reference = called[0] if claims is not None and called else theirs or exercise.reference
         message = SAY.words("course_code" if handed_in else "course_code_called", name=exercise.name,
                             reference=str(reference).replace(":", "."))
         return CheckResult(number, exercise.said_title, 0, exercise.points, [], message, SAY.text("course_code").hint,

@@ -25,10 +25,10 @@ import anthropic
 from IPython import get_ipython
 
 from .. import scripted
-from ..catalogue import Text, catalogue
+from ..catalogue import Text, catalogue, fill
 from ..learner_calls import (  # noqa: F401 (re-exported) how a call into the learner's code is bounded and isolated
-    CPU_SECONDS_VARIABLE, TIME_LIMIT_SECONDS, WALL_SECONDS_VARIABLE, CheckTimeout, is_the_course_version, isolated,
-    learner_line, time_limit, time_limit_seconds,
+    CPU_SECONDS_VARIABLE, TIME_LIMIT_SECONDS, WALL_SECONDS_VARIABLE, CheckTimeout, course_version_of,
+    is_the_course_version, isolated, learner_line, time_limit, time_limit_seconds,
 )
 from ..rules import check_request
 from ..scripted import TooManyCalls
@@ -64,6 +64,7 @@ class Claims:
 
     course_code: bool = False
     borrowed: list[str] = field(default_factory=list)
+    course_version: str | None = None  # which exercise's course version it is ("module:attribute"), when it is one
 
 
 @dataclass
@@ -84,7 +85,7 @@ class Report:
     def words(self, key: str, **values) -> str:
         """A row's words (its `passed`, or its `failed` when it has no `passed`), filled in."""
         text = self.text(key)
-        return (text.passed or text.failed).format(situation=self.situation, **values)
+        return fill(text.passed or text.failed, situation=self.situation, **values)
 
     def expect(self, condition: bool, passed: str | None, failed: str, hint: str = "") -> None:
         """Stop the check with `failed` unless `condition` holds; `passed` (if any) is listed."""
@@ -94,9 +95,12 @@ class Report:
             self.passed.append(passed)
 
     def failure(self, key: str, hint: str | None = None, **values) -> Failure:
-        """The row `key` as a Failure; `hint` replaces the row's own (one that depends on the case)."""
+        """The row `key` as a Failure; `hint` replaces the row's own (one that depends on the case), and so does the
+        situation's, for a row that says so (Text.situation_hint)."""
         text = self.text(key)
-        return Failure(text.failed.format(situation=self.situation, **values), text.hint if hint is None else hint)
+        if hint is None and self.situation_key and (self.texts.get(key) or TEXTS[key]).situation_hint:
+            hint = self.text(self.situation_key).hint or None
+        return Failure(fill(text.failed, situation=self.situation, **values), text.hint if hint is None else hint)
 
     def require(self, condition: bool, key: str, hint: str | None = None, **values) -> None:
         """Stop the check with the row's `failed` unless `condition` holds; list its `passed`, if any."""

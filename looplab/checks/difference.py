@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..catalogue import catalogue
+from ..catalogue import catalogue, fill, readable_repr
 from ..history import to_wire
 
 TEXTS, _ = catalogue(__file__)  # the words: texts/difference.toml
@@ -39,7 +39,7 @@ class Difference:
     expected: Any
 
     def __str__(self) -> str:
-        return TEXTS["difference"].said().passed.format(path=self.path, yours=shown(self.yours),
+        return fill(TEXTS["difference"].said().passed, path=self.path, yours=shown(self.yours),
                                                         expected=shown(self.expected))
 
 
@@ -83,5 +83,5 @@ def _same(yours: Any, expected: Any) -> bool:
 def shown(value: Any) -> str:
     """A value as the learner wrote it, whole: a string as Python writes it, the rest as compact JSON."""
     if value is ABSENT or isinstance(value, str):
-        return repr(value)
+        return readable_repr(value)
     return json.dumps(to_wire(value), ensure_ascii=False, default=repr)

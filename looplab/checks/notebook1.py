@@ -4,18 +4,19 @@ import ast
 import inspect
 import textwrap
 
-from .. import language, scripted
+from .. import scripted
 from ..catalogue import catalogue
 from ..loop import MAX_TOKENS
 from ..model_id import MODEL
-from ..scripted import calculator as calc, reply, text, thinking
+from ..scripted import calculator as calc, reply, said, text, thinking
 from ..tools import ERROR_PREFIX
 from .reaching import reaches
 from .source import parsed
 from .core import NOT_WRITTEN, Report, Scenario, play
 
-GREETING = [{"role": "user", "content": "Hello"}]  # sent with the learner's tool, to see the API accept it
-READY = reply(text("Ready."))
+# Sent with the learner's tool, to see the API accept it (in the check's language: `spoken` when sent).
+GREETING = [{"role": "user", "content": said("Hello", fr="Bonjour")}]
+READY = reply(text("Ready.", fr="Prêt."))
 TEXTS, HINTS = catalogue(__file__)  # the words of these checks: texts/notebook1.toml
 
 
@@ -128,44 +129,39 @@ def check_tool_definition(tool, report: Report) -> None:
     report.require(listed, "required", required=required)
     report.enter("sending_tool")
     client, _ = scripted.scripted_client([READY])
-    client.messages.create(model=MODEL, max_tokens=64, tools=[tool], messages=GREETING)
+    client.messages.create(model=MODEL, max_tokens=64, tools=[tool], messages=scripted.spoken(GREETING))
     report.note("tool_accepted")
 
 
 # --- 1.3 one_shot --------------------------------------------------------------------------------------
 
 # One reply each (one_shot may call the model once), and each its own question (`given`): the first is
-# the notebook's, the others it never shows, so a one_shot must send the question it is handed. One table a
-# language, picked at each check (the grader judges both languages in one process): the passed lines quote the
-# model's words, and a French learner's model speaks French, as the French recordings do. A tool's result
-# ("Error: division by zero") stays English in both: the series' tests read it.
+# the notebook's, the others it never shows, so a one_shot must send the question it is handed. The words are
+# said in the check's language, chosen at each check (the grader judges both languages in one process): the
+# passed lines quote the model's words, and a French learner's model speaks French, as the French recordings do.
+# A tool's result ("Error: division by zero") stays English in both: the series' tests read it.
 ONE_SHOT_SCENARIOS = [
-    Scenario("text_first", [reply(text("I'll use the calculator."), calc("4823 * 1979"))],
-             given="What is 4823 × 1979?", expected="9544717"),
-    Scenario("thinking_first", [reply(thinking("Hours in a year: use the tool."), calc("365 * 24"))],
-             given="How many hours are there in 365 days?", expected="8760"),
-    Scenario("tool_only", [reply(calc("12 * 12"))], given="What is 12 squared?", expected="144"),
-    Scenario("tool_fails", [reply(text("Let me compute."), calc("1 / 0"))], given="What is 1 divided by 0?",
+    Scenario("text_first", [reply(text("I'll use the calculator.", fr="Je vais utiliser la calculatrice."),
+                                  calc("4823 * 1979"))],
+             given=said("What is 4823 × 1979?", fr="Combien font 4823 × 1979 ?"), expected="9544717"),
+    Scenario("thinking_first", [reply(thinking("Hours in a year: use the tool.",
+                                               fr="Nombre d'heures dans une année : j'utilise l'outil."),
+                                      calc("365 * 24"))],
+             given=said("How many hours are there in 365 days?", fr="Combien d'heures y a-t-il dans 365 jours ?"),
+             expected="8760"),
+    Scenario("tool_only", [reply(calc("12 * 12"))], given=said("What is 12 squared?", fr="Combien fait 12 au carré ?"),
+             expected="144"),
+    Scenario("tool_fails", [reply(text("Let me compute.", fr="Je calcule."), calc("1 / 0"))],
+             given=said("What is 1 divided by 0?", fr="Combien fait 1 divisé par 0 ?"),
              expected="Error: division by zero"),
-    Scenario("no_tool", [reply(text("Yes: 7 is a prime number."))], given="Is 7 a prime number?",
-             expected="Yes: 7 is a prime number."),
-    Scenario("thinking_then_words", [reply(thinking("Compare 2/3 with 0.6."), text("2/3 is larger than 0.6."))],
-             given="Which is larger, 2/3 or 0.6?", expected="2/3 is larger than 0.6."),
+    Scenario("no_tool", [reply(text("Yes: 7 is a prime number.", fr="Oui, 7 est un nombre premier."))],
+             given=said("Is 7 a prime number?", fr="7 est-il un nombre premier ?"),
+             expected=said("Yes: 7 is a prime number.", fr="Oui, 7 est un nombre premier.")),
+    Scenario("thinking_then_words", [reply(thinking("Compare 2/3 with 0.6.", fr="Je compare 2/3 et 0,6."),
+                                           text("2/3 is larger than 0.6.", fr="2/3 est plus grand que 0,6."))],
+             given=said("Which is larger, 2/3 or 0.6?", fr="Lequel est le plus grand, 2/3 ou 0,6 ?"),
+             expected=said("2/3 is larger than 0.6.", fr="2/3 est plus grand que 0,6.")),
 ]
-FRENCH_ONE_SHOT_SCENARIOS = [
-    Scenario("text_first", [reply(text("Je vais utiliser la calculatrice."), calc("4823 * 1979"))],
-             given="Combien font 4823 × 1979 ?", expected="9544717"),
-    Scenario("thinking_first", [reply(thinking("Heures dans une année : utiliser l'outil."), calc("365 * 24"))],
-             given="Combien d'heures y a-t-il dans 365 jours ?", expected="8760"),
-    Scenario("tool_only", [reply(calc("12 * 12"))], given="Combien fait 12 au carré ?", expected="144"),
-    Scenario("tool_fails", [reply(text("Je calcule."), calc("1 / 0"))], given="Combien fait 1 divisé par 0 ?",
-             expected="Error: division by zero"),
-    Scenario("no_tool", [reply(text("Oui : 7 est un nombre premier."))], given="7 est-il un nombre premier ?",
-             expected="Oui : 7 est un nombre premier."),
-    Scenario("thinking_then_words", [reply(thinking("Comparer 2/3 et 0,6."), text("2/3 est plus grand que 0,6."))],
-             given="Lequel est le plus grand, 2/3 ou 0,6 ?", expected="2/3 est plus grand que 0,6."),
-]
-ONE_SHOT_BY_LANGUAGE = {language.SOURCE: ONE_SHOT_SCENARIOS, "fr": FRENCH_ONE_SHOT_SCENARIOS}
 
 
 def _asks(messages, question: str) -> bool:
@@ -187,7 +183,7 @@ def check_the_request(request: dict, question: str, report: Report) -> None:
 
 def check_one_shot(one_shot, report: Report) -> None:
     report.require_function(one_shot, "one_shot")
-    for scenario in ONE_SHOT_BY_LANGUAGE[language.current()]:
+    for scenario in ONE_SHOT_SCENARIOS:
         report.enter(scenario.key)
         shot = play(lambda client: one_shot(client, scenario.given), scenario)
         shot.reraise()

@@ -24,24 +24,38 @@ from unittest import mock
 
 import anthropic
 
-from ..catalogue import catalogue
+from .. import language
+from ..catalogue import catalogue, readable_repr
 from ..history import to_wire
 from ..loop import MAX_TOKENS, system_prompt
 from ..model_id import MODEL
 from ..recordings import canonical_blocks
 from ..rules import check_request
-from ..scripted import TooManyCalls, calculator as calc, never_stops, reply, text, thinking, tool_use
+from ..scripted import Said, TooManyCalls, calculator as calc, never_stops, reply, said, spoken, text, thinking
+from ..scripted import tool_use
 from ..tools import run_tool
 from .core import Report, Scenario, learner_frame, play
 from .turns import final_text
 
-QUESTION = "What is 4823 × 1979?"
-ASKED = f"{QUESTION}\n"
-FOLLOW_UP = "And that divided by 7?"
+
+def _lines(*lines: str) -> Said:
+    """The lines run reads, each ended by a newline, as one Said: each line in its words of each language (a line
+    with no words, the empty line, is the same in all)."""
+    def read(spoken_in: str) -> str:
+        return "".join((line.translations.get(spoken_in, line) if isinstance(line, Said) else line) + "\n"
+                       for line in lines)
+    return said(read(language.SOURCE), **{other: read(other) for other in language.LANGUAGES[1:]})
+
+
+# The scenarios' words, in the check's language: a Scenario's `given` and `options` say them so; elsewhere, .now()
+# or spoken() at check time (a Said in an f-string or joined with + is its English).
+QUESTION = said("What is 4823 × 1979?", fr="Combien font 4823 × 1979 ?")
+ASKED = _lines(QUESTION)
+FOLLOW_UP = said("And that divided by 7?", fr="Et ça, divisé par 7 ?")
 PROMPT = "User> "
 AGENT = "Agent>"
 TOOL_LINE = "[tool] {name}({input}) -> {output}"  # the input as Python prints a dict, the output as run_tool says
-CUSTOM_SYSTEM = "Answer in one word."
+CUSTOM_SYSTEM = said("Answer in one word.", fr="Répondez en un seul mot.")
 MAX_READS_AT_END = 5
 MAX_OUTPUT = 100_000  # characters
 WHOLE_NUMBER = r"(?<!\d){}(?!\d)"  # the number, not part of another one: 3 in '3 calls', not in '13' or '30'
@@ -80,8 +94,8 @@ def _first_request(report: Report, output: str, turn) -> None:
     messages = sent.get("messages", [])
     roles = [message.get("role") for message in messages]
     report.require(roles == ["user"], "first_request", count=len(messages), roles=roles)
-    said = _text_of(messages[0].get("content"))
-    report.require(said == QUESTION, "user_message", said=said, question=QUESTION)
+    said, question = _text_of(messages[0].get("content")), QUESTION.now()
+    report.require(said == question, "user_message", said=said, question=question)
     names = [tool.get("name") for tool in sent.get("tools", []) if isinstance(tool, dict)]
     report.require("calculator" in names, "no_calculator", names=names)
     report.require(sent.get("model") == MODEL and sent.get("max_tokens") == MAX_TOKENS, "request_settings",
@@ -106,8 +120,9 @@ def _history_kept(report: Report, output: str, turn) -> None:
     sent = turn.requests[2]["messages"]
     report.require(len(sent) == len(first_turn) + 1, "history_lost", count=len(sent), first=len(first_turn))
     first, last = _text_of(sent[0].get("content")), _text_of(sent[-1].get("content"))
-    report.require(first == QUESTION and last == FOLLOW_UP, "history_kept", first=first, last=last,
-                   question=QUESTION, follow_up=FOLLOW_UP)
+    question, follow_up = QUESTION.now(), FOLLOW_UP.now()
+    report.require(first == question and last == follow_up, "history_kept", first=first, last=last,
+                   question=question, follow_up=follow_up)
 
 
 def stop_reason_named(reason: str) -> Callable[[str], bool]:
@@ -131,17 +146,18 @@ def _said(report: Report, output: str, named: Callable[[str], bool], key: str, *
     return turns
 
 
-def _said_then_went_on(named: Callable[[str], bool], key: str, first_line: str, next_request: int,
+def _said_then_went_on(named: Callable[[str], bool], key: str, first_line: Said, next_request: int,
                        dropped: int | None = None, **values) -> Callable:
     """A `then`: the turn's Agent> line names what happened; the next line is answered as usual, its request
     starts with the first line read (the earlier turns are kept) and no longer holds reply `dropped`."""
     def then(report: Report, output: str, turn) -> None:
         turns = _said(report, output, named, key, **values)
-        report.require(len(turns) >= 2 and turns[1].rstrip() == ANSWERED_AS_USUAL, "next_line",
-                       wrote=turns[1] if len(turns) > 1 else report.words("nothing"), expected=ANSWERED_AS_USUAL)
+        expected, line = _answered_as_usual(), spoken(first_line)
+        report.require(len(turns) >= 2 and turns[1].rstrip() == expected, "next_line",
+                       wrote=turns[1] if len(turns) > 1 else report.words("nothing"), expected=expected)
         sent = to_wire(turn.requests[next_request].get("messages", []))
-        report.require(bool(sent) and _text_of(sent[0].get("content")) == first_line, "lost_earlier_turns",
-                       line=first_line, first=sent[0] if sent else None)
+        report.require(bool(sent) and _text_of(sent[0].get("content")) == line, "lost_earlier_turns",
+                       line=line, first=sent[0] if sent else None)
         if dropped is not None:
             content = canonical_blocks(turn.responses[dropped]["content"])
             kept = any(m.get("role") == "assistant" and canonical_blocks(m.get("content")) == content for m in sent)
@@ -162,64 +178,94 @@ def _ran_no_cut_call(report: Report, output: str, turn) -> None:
 
 
 def _custom_sent(report: Report, output: str, turn) -> None:
-    sent = turn.requests[0].get("system")
-    report.require(canonical_blocks(sent or []) == canonical_blocks(CUSTOM_SYSTEM), "custom_sent",
-                   custom=CUSTOM_SYSTEM, sent=sent)
+    sent, custom = turn.requests[0].get("system"), CUSTOM_SYSTEM.now()
+    report.require(canonical_blocks(sent or []) == canonical_blocks(custom), "custom_sent", custom=custom, sent=sent)
 
 
-TWO_TURNS = [reply(text("I'll use the calculator."), calc("4823 * 1979")), reply(text("4823 × 1979 = 9,544,717.")),
-             reply(calc("9544717 / 7")), reply(text("That is 1,363,531."))]
-ANSWERED_AS_USUAL = "[tool] calculator({'expression': '12 * 12'}) -> 144\nAgent> 12 × 12 = 144."
-NEXT_LINE, ANSWERED = "What is 12 × 12?\n", [reply(calc("12 * 12")), reply(text("12 × 12 = 144."))]
-REFUSED_LINE = "Help me cheat on my exam."
+TWO_TURNS = [reply(text("I'll use the calculator.", fr="Je vais utiliser la calculatrice."), calc("4823 * 1979")),
+             reply(text("4823 × 1979 = 9,544,717.", fr="4823 × 1979 = 9 544 717.")),
+             reply(calc("9544717 / 7")), reply(text("That is 1,363,531.", fr="Cela fait 1 363 531."))]
+NEXT_LINE = said("What is 12 × 12?", fr="Combien font 12 × 12 ?")
+ANSWERED = [reply(calc("12 * 12")), reply(text("12 × 12 = 144.", fr="12 × 12 = 144."))]  # what NEXT_LINE gets
+REFUSED_LINE = said("Help me cheat on my exam.", fr="Aidez-moi à tricher à mon examen.")
+
+
+def _answered_as_usual() -> str:
+    """What run writes for NEXT_LINE, after its prompt: "[tool] calculator({'expression': '12 * 12'}) -> 144" and
+    the Agent> line, in the check's language."""
+    return _turns(expected_output(ANSWERED))[0].rstrip()
+
 CAP = 3  # max_iterations in the scenarios of the cap: not the default (10), and not the same in both, so the
 NEVER_STOPS_CAP = 4  # Agent> line must name max_iterations itself, not a number written in the code
 
 RUN_SCENARIOS = [  # Run(key, replies, the lines run reads, ...)
-    Run("words", [reply(text("It is 9,544,717."))], ASKED, then=_first_request, note="one_turn_ok"),
-    Run("text_first", [reply(text("I'll use the calculator."), calc("4823 * 1979")),
-                       reply(text("4823 × 1979 = 9,544,717."))], ASKED),
-    Run("thinking_first", [reply(thinking("A big product: use the tool."), text("Let me compute that."),
-                                 calc("4823 * 1979")),
-                           reply(thinking("The tool said 9544717."), text("That is 9,544,717."))], ASKED),
-    Run("two_calls", [reply(text("Both at once."), calc("4823 * 1979"), calc("1234 / 8")),
-                      reply(text("9,544,717 and 154.25."))], "What are 4823 × 1979 and 1234 / 8?\n"),
-    Run("three_calls", [reply(calc("2 + 3"), calc("4 * 5"), calc("10 / 4")), reply(text("5, 20 and 2.5."))],
-        "What are 2 + 3, 4 * 5 and 10 / 4?\n"),
-    Run("chain", [reply(calc("4823 * 1979")), reply(text("Now the division."), calc("9544717 / 7")),
-                  reply(text("It is 1,363,531."))], "What is 4823 × 1979, divided by 7?\n"),
-    Run("tool_fails", [reply(text("Let me try."), calc("1 / 0")), reply(text("Dividing by zero has no answer."))],
-        "What is 1 / 0?\n", then=_error_flagged),
-    Run("unknown_tool", [reply(tool_use("weather", {"city": "Paris"})), reply(text("I have no weather tool, sorry."))],
-        "What's the weather in Paris?\n", then=_error_flagged, note="transcripts_ok"),
-    Run("two_lines", TWO_TURNS, f"{QUESTION}\n{FOLLOW_UP}\n", then=_history_kept),
+    Run("words", [reply(text("It is 9,544,717.", fr="Cela fait 9 544 717."))], ASKED, then=_first_request,
+        note="one_turn_ok"),
+    Run("text_first", [reply(text("I'll use the calculator.", fr="Je vais utiliser la calculatrice."),
+                             calc("4823 * 1979")),
+                       reply(text("4823 × 1979 = 9,544,717.", fr="4823 × 1979 = 9 544 717."))], ASKED),
+    Run("thinking_first", [reply(thinking("A big product: use the tool.", fr="Un grand produit : j'utilise l'outil."),
+                                 text("Let me compute that.", fr="Je fais le calcul."), calc("4823 * 1979")),
+                           reply(thinking("The tool said 9544717.", fr="L'outil a répondu 9544717."),
+                                 text("That is 9,544,717.", fr="Cela fait 9 544 717."))], ASKED),
+    Run("two_calls", [reply(text("Both at once.", fr="Les deux d'un coup."), calc("4823 * 1979"), calc("1234 / 8")),
+                      reply(text("9,544,717 and 154.25.", fr="9 544 717 et 154,25."))],
+        _lines(said("What are 4823 × 1979 and 1234 / 8?", fr="Combien font 4823 × 1979 et 1234 / 8 ?"))),
+    Run("three_calls", [reply(calc("2 + 3"), calc("4 * 5"), calc("10 / 4")),
+                        reply(text("5, 20 and 2.5.", fr="5, 20 et 2,5."))],
+        _lines(said("What are 2 + 3, 4 * 5 and 10 / 4?", fr="Combien font 2 + 3, 4 * 5 et 10 / 4 ?"))),
+    Run("chain", [reply(calc("4823 * 1979")), reply(text("Now the division.", fr="Maintenant, la division."),
+                                                     calc("9544717 / 7")),
+                  reply(text("It is 1,363,531.", fr="Cela fait 1 363 531."))],
+        _lines(said("What is 4823 × 1979, divided by 7?", fr="Combien fait 4823 × 1979 divisé par 7 ?"))),
+    Run("tool_fails", [reply(text("Let me try.", fr="J'essaie."), calc("1 / 0")),
+                       reply(text("Dividing by zero has no answer.", fr="Une division par zéro n'a pas de réponse."))],
+        _lines(said("What is 1 / 0?", fr="Combien font 1 / 0 ?")), then=_error_flagged),
+    Run("unknown_tool", [reply(tool_use("weather", {"city": "Paris"})),
+                         reply(text("I have no weather tool, sorry.", fr="Je n'ai pas d'outil météo, désolé."))],
+        _lines(said("What's the weather in Paris?", fr="Quel temps fait-il à Paris ?")), then=_error_flagged,
+        note="transcripts_ok"),
+    Run("two_lines", TWO_TURNS, _lines(QUESTION, FOLLOW_UP), then=_history_kept),
     Run("nothing_to_read", [], "", call_limit=0, again="called_on_nothing"),
-    Run("empty_line", TWO_TURNS[:2], f"{QUESTION}\n\n{FOLLOW_UP}\n", again="went_on",
+    Run("empty_line", TWO_TURNS[:2], _lines(QUESTION, "", FOLLOW_UP), again="went_on",
         stray=(TooManyCalls, anthropic.BadRequestError), note="end_ok"),
-    Run("cut_short", [reply(text("4823 × 1979 comes to 9,5"), stop_reason="max_tokens"), *ANSWERED],
-        ASKED + NEXT_LINE, exact=False, crash="crash_on_stop",
+    Run("cut_short", [reply(text("4823 × 1979 comes to 9,5", fr="4823 × 1979, cela fait 9 5"),
+                            stop_reason="max_tokens"), *ANSWERED],
+        _lines(QUESTION, NEXT_LINE), exact=False, crash="crash_on_stop",
         then=_said_then_went_on(stop_reason_named("max_tokens"), "not_said_cut", QUESTION, next_request=1, dropped=0)),
-    Run("cut_in_call", [reply(text("I'll use the calculator."), calc("4823 * 19"), stop_reason="max_tokens")], ASKED,
+    Run("cut_in_call", [reply(text("I'll use the calculator.", fr="Je vais utiliser la calculatrice."),
+                              calc("4823 * 19"), stop_reason="max_tokens")], ASKED,
         exact=False, then=_ran_no_cut_call, again="ran_cut_call"),
-    Run("refusal", [reply(stop_reason="refusal"), *ANSWERED], f"{REFUSED_LINE}\n{NEXT_LINE}", exact=False,
+    Run("refusal", [reply(stop_reason="refusal"), *ANSWERED], _lines(REFUSED_LINE, NEXT_LINE), exact=False,
         then=_said_then_went_on(stop_reason_named("refusal"), "not_said_refused", REFUSED_LINE, next_request=1,
                                 dropped=0),
         crash="crash_on_stop"),
     Run("never_stops", never_stops, ASKED, exact=False, again="past_cap", crash="crash_on_cap",
         then=_said_at_cap(NEVER_STOPS_CAP), call_limit=NEVER_STOPS_CAP, options={"max_iterations": NEVER_STOPS_CAP}),
-    Run("cap_then_next_line", [reply(calc(f"{n}0 + {n}0")) for n in range(1, CAP + 1)] + ANSWERED, ASKED + NEXT_LINE,
+    Run("cap_then_next_line", [reply(calc(f"{n}0 + {n}0")) for n in range(1, CAP + 1)] + ANSWERED,
+        _lines(QUESTION, NEXT_LINE),
         exact=False, then=_said_then_went_on(number_named(CAP), "not_said_cap", QUESTION, next_request=CAP, cap=CAP),
         note="never_stops_ok", again="past_cap", crash="crash_on_cap", options={"max_iterations": CAP}),
-    Run("custom_system", [reply(text("9544717."))], ASKED, exact=False, then=_custom_sent,
+    Run("custom_system", [reply(text("9544717.", fr="9544717."))], ASKED, exact=False, then=_custom_sent,
         options={"system": CUSTOM_SYSTEM}),
 ]
-MINIMAL_REPLIES = [  # what a client that is not the SDK's may return: only stop_reason and content
-    SimpleNamespace(stop_reason="tool_use", content=[
-        SimpleNamespace(type="text", text="Using the calculator."),
-        SimpleNamespace(type="tool_use", id="call_1", name="calculator", input={"expression": "4823 * 1979"})]),
-    SimpleNamespace(stop_reason="end_turn", content=[SimpleNamespace(type="text", text="It is 9,544,717.")]),
-]
-MINIMAL_OUTPUT = expected_output([reply(calc("4823 * 1979")), reply(text("It is 9,544,717."))])
+MINIMAL_CALL = said("Using the calculator.", fr="J'utilise la calculatrice.")
+MINIMAL_ANSWER = text("It is 9,544,717.", fr="Cela fait 9 544 717.")
+
+
+def minimal_replies() -> list:
+    """What a client that is not the SDK's may return (only stop_reason and content), in the check's language."""
+    return [
+        SimpleNamespace(stop_reason="tool_use", content=[
+            SimpleNamespace(type="text", text=MINIMAL_CALL.now()),
+            SimpleNamespace(type="tool_use", id="call_1", name="calculator", input={"expression": "4823 * 1979"})]),
+        SimpleNamespace(stop_reason="end_turn", content=[SimpleNamespace(**spoken(MINIMAL_ANSWER))]),
+    ]
+
+
+def minimal_output() -> str:
+    """What run should write for minimal_replies(), in the check's language."""
+    return expected_output([reply(calc("4823 * 1979")), reply(MINIMAL_ANSWER)])
 
 
 # --- the session: guarded keyboard, bounded streams -------------------------------------------------------
@@ -271,7 +317,7 @@ class Session:
         index, (mine, theirs) = next((index, pair) for index, pair in enumerate(lines) if pair[0] != pair[1])
         hint = self.report.text(_hint_for(mine or "", theirs or "", lines_read.splitlines())).hint
         raise self.report.failure("line_differs", hint,
-                                  number=index + 1, mine=self.report.words("nothing") if mine is None else repr(mine),
+                                  number=index + 1, mine=self.report.words("nothing") if mine is None else readable_repr(mine),
                                   theirs=self.report.words("nothing_more") if theirs is None else repr(theirs))
 
     @contextlib.contextmanager
@@ -387,9 +433,10 @@ def check_run(run, report: Report) -> None:
                 report.note(scenario.note)
         report.enter("minimal_client")  # any client will do, one that is not the SDK's (MinimalClient below)
         output = _Output(report)
-        session.run(_Input(ASKED, report), output, MinimalClient(MINIMAL_REPLIES, report))
+        asked = ASKED.now()
+        session.run(_Input(asked, report), output, MinimalClient(minimal_replies(), report))
         session.verify()
-        session.expect_transcript(output.getvalue(), MINIMAL_OUTPUT, ASKED)
+        session.expect_transcript(output.getvalue(), minimal_output(), asked)
         report.note("any_client_ok")
 
 
@@ -400,12 +447,13 @@ class MinimalClient:
 
     def __init__(self, replies: list, report: Report):
         self.messages, self.replies, self.report = self, list(replies), report
+        self.count = len(self.replies)
 
     def create(self, **kwargs):
         violation = check_request({"messages": to_wire(kwargs.get("messages"))})
         if violation is not None:  # the same code passed with the SDK's client: its replies' classes made the difference
             raise self.report.failure("minimal_rules", message=violation.message)
-        self.report.require(bool(self.replies), "minimal_again", calls=len(MINIMAL_REPLIES))
+        self.report.require(bool(self.replies), "minimal_again", calls=self.count)
         return self.replies.pop(0)
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from ..catalogue import catalogue
 from ..model_id import MODEL
 from ..rules import check_request
-from ..scripted import calculator as calc, reply, text, thinking, tool_use
+from ..scripted import calculator as calc, reply, said, spoken, text, thinking, tool_use
 from ..toolbox import COUNT_LETTERS_SCHEMA, TOOL_REGISTRY, WEATHER_SCHEMA, count_letters, get_weather, run_tool
 from ..toolbox import get_price, reverse_text
 from ..toolbox import tool_definitions as course_definitions
@@ -40,7 +40,8 @@ from .turns import DEFAULT_CAP, agent_turn_checker, never_stopping
 
 OWN_TEXTS, HINTS = catalogue(__file__)  # texts/notebook5.toml
 TEXTS = {**turns.TEXTS, **OWN_TEXTS}  # the harness's rows, in this notebook's words where it has its own
-GREETING = [{"role": "user", "content": "Hello"}]  # sent with the learner's definitions, to see the API accept them
+# Sent with the learner's definitions, to see the API accept them (in the check's language: `spoken` when sent).
+GREETING = [{"role": "user", "content": said("Hello", fr="Bonjour")}]
 SCHEMA_FIELDS = {"description", "input_schema"}
 UNKNOWN_TOOL = "Error: unknown tool"  # how the series' run_tool answers a name it lacks (its stage 007 tests)
 COURSE_TOOL = "CALCULATOR_TOOL"  # notebook 1's definition, the calculator's schema without its name
@@ -53,7 +54,7 @@ def kind_of(value: Any) -> str:
 
 
 def request_with(tools: Any = None, tool_choice: Any = None) -> dict:
-    body: dict = {"model": MODEL, "max_tokens": 64, "messages": GREETING}
+    body: dict = {"model": MODEL, "max_tokens": 64, "messages": spoken(GREETING)}
     if tools is not None:
         body["tools"] = tools
     if tool_choice is not None:
@@ -323,9 +324,11 @@ def check_force_weather(choice, report: Report) -> None:
 
 # --- 5.5 agent_turn ---------------------------------------------------------------------------------------
 
-QUESTION = {"role": "user", "content": "Help me plan my day in Paris."}
+QUESTION = {"role": "user", "content": said("Help me plan my day in Paris.",
+                                            fr="Aidez-moi à organiser ma journée à Paris.")}
 HISTORY = [QUESTION]
-OWN_SYSTEM = "You are a travel assistant. Answer in one short sentence."  # a system prompt the caller passes
+OWN_SYSTEM = said("You are a travel assistant. Answer in one short sentence.",  # a system prompt the caller passes
+                  fr="Vous êtes un assistant de voyage. Répondez en une phrase courte.")
 
 
 def weather(city: str, id: str | None = None) -> dict:
@@ -337,30 +340,49 @@ def letters(word: str, letter: str) -> dict:
 
 
 AGENT_SCENARIOS = [  # asked after QUESTION; each answer is the last reply's text
-    Scenario("weather_call", [reply(weather("Paris")), reply(text("18°C and partly cloudy: take a light jacket."))],
+    Scenario("weather_call", [reply(weather("Paris")),
+                              reply(text("18°C and partly cloudy: take a light jacket.",
+                                         fr="18 °C et un ciel partiellement nuageux : prenez une veste légère."))],
              HISTORY),
-    Scenario("letters_call", [reply(text("Let me count."), letters("strawberry", "r")),
-                              reply(text("There are 3 r's in 'strawberry'."))], HISTORY),
-    Scenario("two_tools", [reply(text("Both at once."), weather("Tokyo"), calc("365 * 24")),
-                           reply(text("Tokyo has clear skies; a year has 8,760 hours."))], HISTORY),
+    Scenario("letters_call", [reply(text("Let me count.", fr="Je compte."), letters("strawberry", "r")),
+                              reply(text("There are 3 r's in 'strawberry'.",
+                                         fr="Il y a 3 r dans « strawberry »."))], HISTORY),
+    Scenario("two_tools", [reply(text("Both at once.", fr="Les deux d'un coup."), weather("Tokyo"), calc("365 * 24")),
+                           reply(text("Tokyo has clear skies; a year has 8,760 hours.",
+                                      fr="Ciel dégagé à Tokyo ; une année compte 8 760 heures."))], HISTORY),
     Scenario("three_tools", [reply(letters("Mississippi", "s"), calc("18 * 9 / 5 + 32"), weather("London")),
-                             reply(text("Now Paris too."), weather("Paris")),
-                             reply(text("4 s's, 64.4 °F, light rain in London and clouds in Paris."))], HISTORY),
-    Scenario("unknown_city", [reply(thinking("Weather question: use the tool."), weather("Atlantis")),
-                              reply(text("I have no weather for Atlantis."))], HISTORY),
+                             reply(text("Now Paris too.", fr="Maintenant, Paris aussi."), weather("Paris")),
+                             reply(text("4 s's, 64.4 °F, light rain in London and clouds in Paris.",
+                                        fr="4 s, 64,4 °F, pluie légère à Londres et nuages à Paris."))], HISTORY),
+    Scenario("unknown_city", [reply(thinking("Weather question: use the tool.",
+                                             fr="Une question de météo : j'utilise l'outil."), weather("Atlantis")),
+                              reply(text("I have no weather for Atlantis.",
+                                         fr="Je n'ai pas de météo pour l'Atlantide."))], HISTORY),
     Scenario("unknown_tool_call", [reply(tool_use("get_time", {"city": "Paris"}), weather("Paris")),
-                                   reply(text("I can't tell the time, but Paris is partly cloudy."))], HISTORY),
-    Scenario("no_tool", [reply(text("Start with a walk along the Seine, then a museum."))], HISTORY),
-    Scenario("same_tool_twice", [reply(text("Both cities."), weather("Paris"), weather("London")),
-                                 reply(text("Paris is partly cloudy; London has light rain."))], HISTORY),
+                                   reply(text("I can't tell the time, but Paris is partly cloudy.",
+                                              fr="Je ne peux pas donner l'heure, mais le ciel est partiellement "
+                                                 "nuageux à Paris."))], HISTORY),
+    Scenario("no_tool", [reply(text("Start with a walk along the Seine, then a museum.",
+                                    fr="Commencez par une promenade le long de la Seine, puis visitez un musée."))],
+             HISTORY),
+    Scenario("same_tool_twice", [reply(text("Both cities.", fr="Les deux villes."), weather("Paris"),
+                                       weather("London")),
+                                 reply(text("Paris is partly cloudy; London has light rain.",
+                                            fr="Ciel partiellement nuageux à Paris ; pluie légère à Londres."))],
+             HISTORY),
     Scenario("words_not_first", [reply(weather("Paris")),
-                                 reply(thinking("The tool says 18°C and clouds."), text("18°C and cloudy in Paris. "),
-                                       text("Take a light jacket."))], HISTORY),
+                                 reply(thinking("The tool says 18°C and clouds.",
+                                                fr="L'outil indique 18 °C et des nuages."),
+                                       text("18°C and cloudy in Paris. ", fr="18 °C et ciel nuageux à Paris. "),
+                                       text("Take a light jacket.", fr="Prenez une veste légère."))], HISTORY),
     # Cut off in the middle of a call: its input may be incomplete, so it must not run, and the turn ends there.
     Scenario("cut_off", [reply(weather("Paris")),
-                         reply(text("Paris is cloudy. Let me check London too:"), weather("London"),
+                         reply(text("Paris is cloudy. Let me check London too:",
+                                    fr="Le ciel est nuageux à Paris. Je regarde aussi Londres :"), weather("London"),
                                stop_reason="max_tokens")], HISTORY),
-    Scenario("own_system", [reply(weather("Tokyo")), reply(text("Clear skies in Tokyo: no umbrella needed."))],
+    Scenario("own_system", [reply(weather("Tokyo")),
+                            reply(text("Clear skies in Tokyo: no umbrella needed.",
+                                       fr="Ciel dégagé à Tokyo : pas besoin de parapluie."))],
              HISTORY, options={"system": OWN_SYSTEM}),
     *(never_stopping(cap, call_limit=(cap or DEFAULT_CAP) + 1) for cap in (3, None)),
 ]

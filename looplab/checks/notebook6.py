@@ -20,21 +20,22 @@ from typing import Any
 import anthropic
 
 from .. import conversation
-from ..catalogue import catalogue
+from ..catalogue import catalogue, fill
 from ..history import to_wire
 from ..loop import MAX_TOKENS, system_prompt
 from ..model_id import MODEL
 from ..robust import CHECKED_REGISTRY, TOOL_REGISTRY, VERSIONS, run_tool as course_run_tool
 from ..rules import check_request
-from ..scripted import TooManyCalls, calculator as calc, reply, stable_id, text, thinking, tool_use
+from ..scripted import TooManyCalls, calculator as calc, reply, said, spoken, stable_id, text, thinking, tool_use
 from . import turns
 from .core import Failure, Report, Scenario, learner_frame, play
 from .difference import ABSENT, first_difference, shown
 
 OWN_TEXTS, HINTS = catalogue(__file__)  # texts/notebook6.toml
 TEXTS = {**turns.TEXTS, **OWN_TEXTS}  # the cap is played by notebook 2's harness, in its words
-START = {"role": "user", "content": "Please use your tools."}
-NEXT_LINE = {"role": "user", "content": "Thanks. Next question."}
+# The history's first line, and the one after it, in the check's language: spoken(START) when handed over.
+START = {"role": "user", "content": said("Please use your tools.", fr="Utilisez vos outils, s'il vous plaît.")}
+NEXT_LINE = {"role": "user", "content": said("Thanks. Next question.", fr="Merci. Question suivante.")}
 # The words the prose asks run_tool's texts to start with, or to hold.
 ERROR = "Error: "
 UNKNOWN_START = ERROR + "unknown tool"
@@ -102,8 +103,7 @@ def _called(run_tool, case: Call, report: Report) -> Any:
     except NotImplementedError:
         raise
     except Exception as error:
-        raise report.failure("run_tool_raised", report.text(case.key).hint or None,
-                             error=f"{type(error).__name__}: {error}", where=learner_frame(error)) from None
+        raise report.failure("run_tool_raised", error=f"{type(error).__name__}: {error}", where=learner_frame(error)) from None
 
 
 def _pair(value: Any, raw: Any, report: Report) -> tuple[Any, Any]:
@@ -125,7 +125,7 @@ def _not_unknown(said: str, value: Any, case: Call, report: Report) -> None:
 
 def _run_tool_once(run_tool, case: Call, report: Report) -> None:
     """One call of run_tool, and what its pair must be."""
-    report.enter(case.key, call=CALL_SHOWN.format(name=case.name, tool_input=case.tool_input))
+    report.enter(case.key, call=fill(CALL_SHOWN, name=case.name, tool_input=case.tool_input))
     if case.kind == SWAPPED:
         _followed_the_swap(run_tool, case, report)
         return
@@ -193,36 +193,52 @@ def _followed_the_swap(run_tool, case: Call, report: Report) -> None:
 
 # --- 6.2 and 6.3 agent_turn ---------------------------------------------------------------------------------
 
-OWN_SYSTEM = "Answer in one short sentence."  # a system prompt of the check's own, handed to agent_turn
+# A system prompt of the check's own, handed to agent_turn.
+OWN_SYSTEM = said("Answer in one short sentence.", fr="Répondez en une phrase courte.")
 
 FLAGGED_SCENARIOS = [  # Scenario(key, the model's replies): the history given is [START]
-    Scenario("good_call", [reply(calc("2 + 3")), reply(text("2 + 3 = 5."))]),
+    Scenario("good_call", [reply(calc("2 + 3")), reply(text("2 + 3 = 5.", fr="2 + 3 = 5."))]),
     Scenario("no_weather_data", [reply(tool_use("get_weather", {"city": "Atlantis"})),
-                                 reply(text("There is no weather data for Atlantis."))]),
+                                 reply(text("There is no weather data for Atlantis.",
+                                            fr="Il n'y a pas de données météo pour l'Atlantide."))]),
     Scenario("unknown_tool", [reply(tool_use("teleporter", {"destination": "Mars"})),
-                              reply(text("I have no way to teleport you."))]),
-    Scenario("bad_arguments", [reply(tool_use("get_weather", {"town": "Paris"})), reply(text("I could not check."))]),
-    Scenario("tool_raises", [reply(text("Let me compute."), calc("1 / 0")), reply(text("1 / 0 has no answer."))]),
+                              reply(text("I have no way to teleport you.",
+                                         fr="Je n'ai aucun moyen de vous téléporter."))]),
+    Scenario("bad_arguments", [reply(tool_use("get_weather", {"town": "Paris"})),
+                               reply(text("I could not check.", fr="Je n'ai pas pu vérifier."))]),
+    Scenario("tool_raises", [reply(text("Let me compute.", fr="Je calcule."), calc("1 / 0")),
+                             reply(text("1 / 0 has no answer.", fr="1 / 0 n'a pas de réponse."))]),
     Scenario("good_and_bad", [reply(calc("6 * 7"), tool_use("get_weather", {"town": "Paris"})),
-                              reply(text("6 * 7 = 42; the weather failed."))]),
+                              reply(text("6 * 7 = 42; the weather failed.",
+                                         fr="6 * 7 = 42 ; l'appel météo a échoué."))]),
     Scenario("recovers", [reply(tool_use("get_weather", {"town": "Tokyo"})),
-                          reply(text("Trying again with city."), tool_use("get_weather", {"city": "Tokyo"})),
-                          reply(text("Clear skies in Tokyo."))]),
-    Scenario("same_tool_twice", [reply(calc("2 + 2"), calc("3 * 3")), reply(text("2 + 2 = 4 and 3 * 3 = 9."))]),
+                          reply(text("Trying again with city.", fr="Je réessaie avec l'argument city."),
+                                tool_use("get_weather", {"city": "Tokyo"})),
+                          reply(text("Clear skies in Tokyo.", fr="Ciel dégagé à Tokyo."))]),
+    Scenario("same_tool_twice", [reply(calc("2 + 2"), calc("3 * 3")),
+                                 reply(text("2 + 2 = 4 and 3 * 3 = 9.", fr="2 + 2 = 4 et 3 * 3 = 9."))]),
     Scenario("log_line_read", [reply(tool_use("last_log_line", {})),
-                          reply(text("The last line of the log says the backup failed: the disk is full."))]),
-    Scenario("thinks_first", [reply(thinking("A product: use the tool."), calc("6 * 7")),
-                              reply(thinking("The tool says 42."), text("6 * 7 = 42."))]),
-    Scenario("two_texts", [reply(calc("6 * 7")), reply(text("6 * 7 = 42. "), text("That is the answer."))]),
-    Scenario("cut_short", [reply(text("The weather in Paris is"), stop_reason="max_tokens")]),
-    Scenario("own_system", [reply(calc("2 + 3")), reply(text("5."))], options={"system": OWN_SYSTEM}),
+                               reply(text("The last line of the log says the backup failed: the disk is full.",
+                                          fr="La dernière ligne du journal indique que la sauvegarde a échoué : "
+                                             "le disque est plein."))]),
+    Scenario("thinks_first", [reply(thinking("A product: use the tool.", fr="Un produit : j'utilise l'outil."),
+                                    calc("6 * 7")),
+                              reply(thinking("The tool says 42.", fr="L'outil donne 42."),
+                                    text("6 * 7 = 42.", fr="6 * 7 = 42."))]),
+    Scenario("two_texts", [reply(calc("6 * 7")),
+                           reply(text("6 * 7 = 42. ", fr="6 * 7 = 42. "),
+                                 text("That is the answer.", fr="C'est la réponse."))]),
+    Scenario("cut_short", [reply(text("The weather in Paris is", fr="À Paris, le temps est"),
+                                 stop_reason="max_tokens")]),
+    Scenario("own_system", [reply(calc("2 + 3")), reply(text("5.", fr="5."))], options={"system": OWN_SYSTEM}),
 ]
 GUARD_KEEPS = [  # what a repeat guard must let through
-    Scenario("same_call_succeeds_twice", [reply(calc("2 + 2")), reply(calc("2 + 2")), reply(text("2 + 2 = 4."))]),
+    Scenario("same_call_succeeds_twice", [reply(calc("2 + 2")), reply(calc("2 + 2")),
+                                          reply(text("2 + 2 = 4.", fr="2 + 2 = 4."))]),
     Scenario("different_failures", [reply(tool_use("get_weather", {"town": "Paris"})),
                                     reply(tool_use("get_weather", {"place": "Paris"})),
                                     reply(tool_use("get_weather", {"city": "Paris"})),
-                                    reply(text("18°C in Paris."))]),
+                                    reply(text("18°C in Paris.", fr="18 °C à Paris."))]),
 ]
 # A guard that stops one of these early says so in the words of what it got wrong.
 STOPPED_EARLY = {"same_call_succeeds_twice": "guard_on_success", "different_failures": "guard_on_name",
@@ -258,20 +274,22 @@ def _stops(key: str, model, at: int) -> Scenario:
     return Scenario(key, model, call_limit=STUCK_CAP, options={"max_iterations": STUCK_CAP}, expected=at)
 
 
-STUCK_REPLY = _numbered(text("Let me check."), STUCK_CALL)
+STUCK_REPLY = _numbered(text("Let me check.", fr="Je vérifie."), STUCK_CALL)
 STUBBORN = _stops("stubborn", _then_forever(STUCK_REPLY, STUCK_REPLY), 2)
 BESIDE_A_NEW_CALL = _stops("repeat_beside_a_new_call", _then_forever(
-    _numbered(STUCK_CALL), _numbered(text("Both pages."), OTHER_CALL, STUCK_CALL)), 2)
+    _numbered(STUCK_CALL), _numbered(text("Both pages.", fr="Les deux pages."), OTHER_CALL, STUCK_CALL)), 2)
 ALTERNATING = _stops("alternating", _then_forever(_numbered(STUCK_CALL), _numbered(WEATHER_CALL),
                                                   _numbered(STUCK_CALL)), 3)
 # Played right after the stubborn model, with the same agent_turn: a failure of that turn must not stop this one.
-NEXT_TURN = Scenario("next_turn", [_numbered(STUCK_CALL), _numbered(text("The page cannot be reached right now."))])
+NEXT_TURN = Scenario("next_turn", [_numbered(STUCK_CALL),
+                                   _numbered(text("The page cannot be reached right now.",
+                                                  fr="La page est inaccessible pour le moment."))])
 WENT_ON = {"alternating": "guard_forgot"}  # went on to max_iterations: in this scenario's words (else no_guard)
 
 
 def _played(agent_turn, scenario: Scenario, report: Report):
     """agent_turn on [START] with the scenario's model; what it did, and the history it left."""
-    messages = [dict(START)]
+    messages = [spoken(START)]  # a dict of its own, in the check's language
     turn = play(lambda client: agent_turn(client, messages, **scenario.options), scenario)
     turns.block_confusion(turn.error, report)
     return turn, messages
@@ -377,7 +395,8 @@ def _flagged_turn(agent_turn, scenario: Scenario, report: Report) -> None:
 
 def _history_valid(messages: list, report: Report) -> None:
     """The history left behind, with the next line of the conversation after it, is one the API accepts."""
-    violation = check_request({"model": MODEL, "max_tokens": MAX_TOKENS, "messages": to_wire(messages) + [NEXT_LINE]})
+    violation = check_request({"model": MODEL, "max_tokens": MAX_TOKENS,
+                               "messages": to_wire(messages) + [spoken(NEXT_LINE)]})
     report.require(violation is None, "history_invalid", violation=violation.message if violation else "")
 
 

@@ -27,12 +27,13 @@ from ..loop import MAX_TOKENS, system_prompt, tool_result
 from ..model_id import MODEL
 from ..recordings import canonical_blocks
 from ..rules import check_request
-from ..scripted import TooManyCalls, never_stops
+from ..scripted import TooManyCalls, never_stops, said
 from ..tools import is_error, run_tool
 from .core import Report, Scenario, explain, learner_frame, play
 from .difference import ABSENT, Difference, first_difference, shown
 
-START = {"role": "user", "content": "What is 4823 × 1979?"}
+# The question a history opens with, in the check's language (a Scenario's `given` says it in its words when read).
+START = {"role": "user", "content": said("What is 4823 × 1979?", fr="Combien font 4823 × 1979 ?")}
 DEFAULT_CAP = 10
 BLOCK_TYPES = ("TextBlock", "ThinkingBlock", "ToolUseBlock")  # SDK classes, in the AttributeError
 MESSAGE_FIELDS = ("role", "content")  # all a message of the history may hold
@@ -233,7 +234,7 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
         if reason == "tool_use":
             first = turn.last["content"][0]["type"]
             aside = report.words("first_block", first=first) if first != "tool_use" else ""
-            raise report.failure("stopped_early", report.text(scenario.key).hint or None, made=turn.calls,
+            raise report.failure("stopped_early", made=turn.calls,
                                  needed=needed, first=aside, answer=shown(turn.answer))
         raise report.failure("call_count", made=turn.calls, needed=needed, answer=shown(turn.answer))
     answer = final_text(scenario.replies[-1]({"messages": []}))  # the text of the last scripted reply
@@ -273,7 +274,8 @@ def stopped_by_cap(agent_turn, scenario: Scenario, report: Report) -> None:
     report.require(str(limit) in str(turn.error), "cap_named", said=str(turn.error), limit=limit)
     violation = check_request({"messages": to_wire(list(messages))})
     report.require(violation is None, "cap_history", violation=violation.message if violation else "")
-    compare_history(messages, expected_history([START], turn.responses), 1, report, messages.removed)
+    given = scenario.given  # [START], in the check's language
+    compare_history(messages, expected_history(given, turn.responses), len(given), report, messages.removed)
     report.note("cap_passed", limit=limit)
 
 

@@ -28,7 +28,7 @@ from ...catalogue import words
 from ...channel import Channel, ChannelBroken, at_path, decode
 from ...checks import run_check
 from ...checks.core import NOT_SOLVED, CheckTimeout, Claims, Session
-from ...course import Exercise
+from ...course import COURSE, Exercise
 from ...notebook_source import as_ipython_runs
 from ..kernels.kernel_cells import HEADER
 from ..shared.status import CRASHED, UNDEFINED
@@ -53,6 +53,9 @@ def check_point(exercises: list[Exercise], sources: list[str], folder: Path, sec
     releases that need it, they parse in turn."""
     one_parse_at_a_time.install()
     return Judge(exercises, as_ipython_runs(sources), folder, seconds, interrupt, wall_factor=wall_factor, line=line)
+
+
+COURSE_REFERENCES = frozenset(exercise.reference for exercise in COURSE.exercises)  # what a kernel may name
 
 
 class Judge:
@@ -134,7 +137,9 @@ class Judge:
             if described.get("exists") is not True:
                 return {"kind": UNDEFINED, "message": None}
             with self.course_calls(exercise) as called:  # the course functions its code called, refused (course_line.py)
-                claims = Claims(course_code=described.get("course_code") is True, borrowed=called)
+                named = described.get("course_version")  # which exercise's: a name of the course's, or none at all
+                claims = Claims(course_code=described.get("course_code") is True, borrowed=called,
+                                course_version=named if named in COURSE_REFERENCES else None)
                 if described.get("callable") is True:
                     obj: Any = RemoteFunction(self, exercise, claims, self.budget)
                 else:  # a value; a function inside it (notebook 5's registry) is called in the kernel, like the exercise's
