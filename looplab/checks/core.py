@@ -205,6 +205,12 @@ class Scenario:
     call_limit: int | None = None  # how many calls the model answers; None: one a reply
     then: Callable | None = None  # more to verify once it has run: then(report, output, play)
     note: str | None = None  # a row listed as passed once the scenario has passed
+    # For the agent_turn harness (turns.py), what its default rules do not say: the tool names every request must
+    # offer, exactly (None: the calculator, or the toolbox's), and the history expected after the turn, made from
+    # what it was handed and the replies (None: kept word for word, each reply followed by its results). A loop with
+    # another toolbox (a subagent's), or one that folds old turns into a summary, says its own.
+    tools: tuple[str, ...] | None = None
+    history: Callable[[list, list], list] | None = None
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)

@@ -192,16 +192,19 @@ def _gave_up(error) -> bool:
     return isinstance(error, RuntimeError) and not isinstance(error, (NotImplementedError, RecursionError))
 
 
-def verify_requests(turn, report: Report, system: str | None = None) -> None:
-    """Every request: the calculator on offer, MODEL, MAX_TOKENS and the system prompt, as the exercise says: the
-    scenario's own when it hands agent_turn one (`system=...`), else SYSTEM_PROMPT."""
+def verify_requests(turn, report: Report, system: str | None = None, tools: tuple[str, ...] | None = None) -> None:
+    """Every request: its tools, MODEL, MAX_TOKENS and the system prompt, as the exercise says. The tools: exactly
+    `tools` when the scenario names them, else the calculator among them (and every tool of a toolbox); the system
+    prompt: the scenario's own when it hands agent_turn one (`system=...`), else SYSTEM_PROMPT."""
+    box = _TOOLBOX.get()
+    offered = tools if tools is not None else box[1] if box else None
     for number, request in enumerate(turn.requests, start=1):
         names = [tool.get("name") for tool in request.get("tools", []) if isinstance(tool, dict)]
-        report.require("calculator" in names, "no_calculator", number=number, names=names)
-        box = _TOOLBOX.get()
-        if box:
-            report.require(sorted(map(str, names)) == sorted(box[1]), "not_every_tool", number=number, names=names,
-                           expected=list(box[1]))
+        if offered is None:
+            report.require("calculator" in names, "no_calculator", number=number, names=names)
+        else:
+            report.require(sorted(map(str, names)) == sorted(offered), "not_every_tool", number=number, names=names,
+                           expected=list(offered))
         report.require(request.get("model") == MODEL, "model", number=number, model=request.get("model"),
                        expected=MODEL)
         report.require(request.get("max_tokens") == MAX_TOKENS, "max_tokens_used", number=number,
@@ -229,7 +232,7 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
                              cap=scenario.options.get("max_iterations", DEFAULT_CAP))
     refused(turn, report)
     turn.reraise()
-    verify_requests(turn, report, scenario.options.get("system"))
+    verify_requests(turn, report, scenario.options.get("system"), scenario.tools)
     if turn.calls < needed:
         if reason == "tool_use":
             first = turn.last["content"][0]["type"]
@@ -243,8 +246,11 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
                    if b["type"] == "tool_use"}
         raise report.failure("raw_output" if turn.answer in outputs else "wrong_answer", answer=shown(turn.answer),
                              expected=answer)
-    compare_history(messages, expected_history(scenario.given, turn.responses), len(scenario.given), report,
-                    messages.removed)
+    given = scenario.given
+    if scenario.history is None:  # the history handed in, kept word for word, then the turn's messages
+        compare_history(messages, expected_history(given, turn.responses), len(given), report, messages.removed)
+    else:  # the scenario's own: a loop may rewrite what it was handed (a summary in place of old turns)
+        compare_history(messages, scenario.history(given, turn.responses), 0, report)
     report.note("scenario_passed", made=turn.calls)
 
 
