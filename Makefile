@@ -49,6 +49,7 @@ benchmarks: dev
 	$(BIN)/python benchmarks/replay_overhead.py
 	$(BIN)/python benchmarks/grading.py
 	$(BIN)/python benchmarks/calculator_hostile.py
+	$(BIN)/python benchmarks/regeneration.py
 
 # The suite against the newest anthropic, httpx2, ipywidgets, nbclient, nbval and jupyterlab, in a throwaway
 # venv (needs the network): prints what moved and what broke. `make test` stays pinned.

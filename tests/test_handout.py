@@ -26,8 +26,9 @@ FORBIDDEN_PATHS = ("solutions/", "grading_fixtures", "complete/", "tests/")  # i
 HIDE_RFC3987 = 'import sys\nsys.modules["rfc3987_syntax"] = None\n'
 # What the runs and their kernels import, compiled once (see the test): the SDK, which the notebooks import through
 # looplab, is the biggest (about 3,000 modules: 1.5 s of CPU more for each kernel that compiles them itself).
-WARM = HIDE_RFC3987 + ("import mcp.client.stdio, mcp.server.lowlevel, nbclient, ipykernel.kernelapp, ipykernel.ipkernel, "
-                       "ipykernel.zmqshell, ipywidgets, anthropic, looplab.checks, looplab.loop, looplab.viewer")
+WARM = HIDE_RFC3987 + ("import mcp.client.stdio, mcp.server.lowlevel, numpy, nbclient, ipykernel.kernelapp, "
+                       "ipykernel.ipkernel, ipykernel.zmqshell, ipywidgets, anthropic, looplab.checks, looplab.loop, "
+                       "looplab.viewer")
 RUN_TO_FIRST_EXERCISE = HIDE_RFC3987 + """
 import json
 import os
@@ -98,6 +99,7 @@ def test_the_handout_holds_the_notebooks_the_set_up_and_the_package(handout):
     assert list((handout / "wheelhouse").glob("looplab-*.whl"))
     wheels = {path.name.split("-")[0].lower().replace("_", "-") for path in (handout / "wheelhouse").glob("*.whl")}
     assert {"mcp", "cryptography"} <= wheels  # notebook 5's MCP server: the SDK, and a platform wheel it brings
+    assert "numpy" in wheels  # notebook 7's vector search: cosine similarity over embedding vectors
     assert "looplab==" in (handout / "requirements.txt").read_text()
     readme = (handout / "README.md").read_text()
     assert "py scripts\\bootstrap.py lab" in readme and "wheelhouse/" in readme and "{NOTEBOOKS}" not in readme
@@ -141,9 +143,9 @@ def test_the_handout_installs_offline_and_its_notebooks_run_to_their_first_exerc
     assert "with the network" not in setup.stdout  # pip found every wheel offline: no retry with the network
     python = handout / ".venv" / "bin" / "python"
     learner = {"PATH": "/usr/bin:/bin", "HOME": str(handout)}  # a learner's environment: .pyc files are written
-    # Notebook 5's MCP SDK, installed from the wheelhouse (its closing section runs); and what every run and its
-    # kernel import, compiled once here: six processes started together would each compile the same thousand
-    # modules (PIP_COMPILE above leaves that to the first import).
+    # Notebook 5's MCP SDK (its closing section runs) and notebook 7's numpy (its compiled core loads), installed
+    # from the wheelhouse; and what every run and its kernel import, compiled once here: six processes started
+    # together would each compile the same thousand modules (PIP_COMPILE above leaves that to the first import).
     warm = subprocess.run([python, "-c", WARM], capture_output=True, text=True, timeout=300, env=learner)
     assert warm.returncode == 0, warm.stderr
     # The notebooks run side by side, each in its own process and kernel: most of a run is a kernel starting.
