@@ -12,6 +12,8 @@ one-key dict whose key starts with `$` (a plain dict with such a key is sent as 
     {"$dict": [[key, value], ...]}            a dict whose keys are not all plain strings
     {"$namespace": {...}}                     a types.SimpleNamespace (what a client that is not the SDK's returns)
     {"$sdk": "ToolUseBlock", "data": {...}}   an SDK object of anthropic.types, as the SDK sends it
+    {"$ndarray": [...], "dtype": "float64"}   a numpy array of numbers or booleans, as nested lists (notebook 7's
+                                              vectors); a copy: what the other end does to it stays there
     {"$object": "Name", "repr": "..."}        anything else of the kernel's: its type's name and a short repr
     {"$kept": 3, "value": [...]}              a list or dict by number, so each end keeps one object for it (Identities)
     {"$client": 1} {"$stream": 2} ...         a grader-side object the kernel may use (judge.py, serve.py)
@@ -33,6 +35,8 @@ from typing import Any, Callable
 MAX_LINE = 16 * 1024 * 1024  # bytes in one message: far above any answer, well below the grader's memory
 MAX_DEPTH = 40  # nesting of a value; deeper (or a list holding itself) is sent as an opaque object
 REPR_LENGTH = 200
+# The numpy arrays that cross as numbers (by dtype): anything else, an array of objects or strings, is opaque.
+ARRAY_TYPES = frozenset({"float64", "float32", "int64", "int32", "bool"})
 NO_SIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)  # a closed other end is an error to handle, never a SIGPIPE that kills
 
 
@@ -162,6 +166,8 @@ def encode(value: Any, other: Callable[[Any], dict] = opaque, depth: int = 0,
     if isinstance(value, SimpleNamespace):
         return {"$namespace": encode(dict(vars(value)), other, depth + 1)}
     name = kind.__name__
+    if name == "ndarray" and kind.__module__ == "numpy" and str(value.dtype) in ARRAY_TYPES:
+        return {"$ndarray": value.tolist(), "dtype": str(value.dtype)}
     if sdk_class(name) is kind:
         return {"$sdk": name, "data": encode(value.model_dump(mode="json", exclude_unset=True, by_alias=True),
                                              other, depth + 1)}
@@ -290,6 +296,13 @@ def decode(data: Any, tagged: Callable[[str, dict], Any]) -> Any:
         fields = decode(body, tagged)
         if isinstance(fields, dict) and all(isinstance(key, str) for key in fields):
             return SimpleNamespace(**fields)
+    if tag == "$ndarray" and data.get("dtype") in ARRAY_TYPES and isinstance(body, (list, int, float, bool)):
+        import numpy  # only here: an end that never meets an array never imports it
+
+        try:
+            return numpy.array(body, dtype=data["dtype"])
+        except (TypeError, ValueError):  # ragged, or not numbers
+            return tagged("$object", {"$object": "ndarray", "repr": "(an array the grader cannot read)"})
     if tag == "$sdk":
         kind = sdk_class(body)
         try:

@@ -316,3 +316,20 @@ def test_a_message_taken_out_of_the_history_is_seen():
         return "4823 × 1979 = 9,544,717."
 
     assert "took messages out of the list" in same_as_in_process("2.2", pops_the_answer)["message"]
+
+
+def test_a_numpy_array_of_numbers_crosses_as_itself_and_any_other_as_an_opaque_object():
+    """Notebook 7's vectors: an array of numbers reaches the other end as an array of the same values, shape and
+    type (a copy); an array of objects, and an array the kernel's end made up, never becomes anything else."""
+    import numpy
+
+    def tagged(tag, data):
+        return ("opaque", data.get("$object"))
+
+    for array in (numpy.array([1.0, 0.0, 2.5]), numpy.zeros((2, 3), dtype="int64"), numpy.array([True, False])):
+        sent = json.loads(json.dumps(encode(array)))
+        back = decode(sent, tagged)
+        assert isinstance(back, numpy.ndarray) and back.dtype == array.dtype and numpy.array_equal(back, array)
+    assert encode(numpy.array(["a", "b"]))["$object"] == "ndarray"  # words, not numbers: opaque
+    assert decode({"$ndarray": [[1.0], [2.0, 3.0]], "dtype": "float64"}, tagged) == ("opaque", "ndarray")
+    assert decode({"$ndarray": [1, 2], "dtype": "object"}, tagged) == ("opaque", None)  # a dtype it does not take
