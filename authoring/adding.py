@@ -69,8 +69,6 @@ DERIVED = (
          "solutions/fr/<stem>.ipynb"),
     Part("its French learner's copy", "notebooks/fr/<stem>.ipynb"),
     Part("its French recording", "looplab/recordings/fr/<stem>.json"),
-    Part("what each solution's stored outputs were made from (a notebook runs again only when that changes)",
-         "solutions/made_from.json"),
 )
 # Built by the tests from the solutions when they run, never committed.
 BUILT_BY_THE_TESTS = "the grader's fixtures (tests/grading_fixtures/make_fixtures.py)"

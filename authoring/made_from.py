@@ -2,8 +2,10 @@
 one of those changed.
 
 Running every solution (two languages, a kernel each) is most of what `make notebooks` costs, and most runs
-follow an edit that concerns one notebook or none. So each run records, in solutions/made_from.json, a digest
-of everything the outputs of that notebook in that language can depend on:
+follow an edit that concerns one notebook or none. So each run records, in .cache/made_from.json (a cache of
+this checkout, never committed: a commit that touches the package must not also touch a shared record, and a
+fresh clone's first run simply runs everything), a digest of everything the outputs of that notebook in that
+language can depend on:
 
 - its cells as the solution holds them (ids, types, sources, tags; never outputs), and its metadata `looplab`;
   for a translation, the English solution's cells and the words of translations/<lang>/<stem>.toml;
@@ -31,7 +33,7 @@ import nbformat
 from . import ROOT, SOLUTIONS
 from .translated_notebooks import SOURCE, TRANSLATIONS, solutions_in
 
-RECORD = SOLUTIONS / "made_from.json"
+RECORD = ROOT / ".cache" / "made_from.json"  # .gitignore: a cache of this checkout
 PACKAGE = ROOT / "looplab"
 NOT_IMPORTED = ("grade",)  # folders of the package a notebook's kernel never imports
 RECORDINGS = PACKAGE / "recordings"
@@ -97,5 +99,6 @@ def remember(stem: str, language: str) -> None:
     """Record that the solution's outputs were just made from today's inputs (after its run and any re-authoring)."""
     record = recorded()
     record[key(stem, language)] = digest(stem, language)
+    RECORD.parent.mkdir(exist_ok=True)
     RECORD.write_text(json.dumps(dict(sorted(record.items())), indent=1) + "\n", encoding="utf-8")
 

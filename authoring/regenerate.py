@@ -66,7 +66,7 @@ from . import workshop_guide as guide
 
 NOT_RECORDED = NotRecordedError.__name__
 # The files this command may rewrite (a notebook's run also leaves agent.py beside it: not ours to list).
-DERIVED = ("looplab/recordings/*.json", "solutions/*.ipynb", "solutions/made_from.json", "notebooks/*.ipynb", "docs/*.md", "README*.md",
+DERIVED = ("looplab/recordings/*.json", "solutions/*.ipynb", "notebooks/*.ipynb", "docs/*.md", "README*.md",
            *(f"{folder}/{language}/*.{ext}" for language in translated.TRANSLATED
              for folder, ext in (("looplab/recordings", "json"), ("solutions", "ipynb"), ("notebooks", "ipynb"))))
 

@@ -215,8 +215,10 @@ def fork(tmp_path_factory):
 # --- the documented way, in a copy of the repository ----------------------------------------------------
 
 def digests(folder: Path) -> dict[str, str]:
+    """Every file of the copy but the caches (compiled Python; `.cache/`, what each notebook was made from)."""
     return {path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-            for path in sorted(folder.rglob("*")) if path.is_file() and "__pycache__" not in path.parts}
+            for path in sorted(folder.rglob("*"))
+            if path.is_file() and "__pycache__" not in path.parts and ".cache" not in path.parts}
 
 
 def add_the_manifest_entry(course_py: Path, entry: str) -> None:
