@@ -108,7 +108,8 @@ def audit_rows(exercise: Exercise, course: Course = COURSE) -> list[Row]:
     rows = read_table(path).get(exercise.id)
     if not rows:
         raise Incomplete(f"the audit has no rows for exercise {exercise.id} ({exercise.title}): add "
-                         f"[[\"{exercise.id}\"]] tables with {', '.join(FIELDS)} to {path} "
+                         f"[[\"{exercise.id}\"]] tables with {', '.join(FIELDS)} and fr = {{ instruction = \"...\" }} "
+                         f"to {path} "
                          "(docs/WRITING_NOTEBOOKS.md, 'Every instruction has its scenario')")
     return rows
 

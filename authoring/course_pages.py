@@ -135,11 +135,16 @@ PARTS: dict[Path, dict[str, Callable[[], list[str]]]] = {
 }
 
 
+def part_pattern(name: str) -> re.Pattern:
+    """A generated part between its two marks, the marks included."""
+    return re.compile(re.escape(begin_mark(name)) + r"\n.*?" + re.escape(end_mark(name)), re.DOTALL)
+
+
 def updated(page: Path, text: str) -> tuple[str, list[str]]:
     """The page with each generated part rewritten, and the names of the parts that changed."""
     changed = []
     for name, make in PARTS[page].items():
-        pattern = re.compile(re.escape(begin_mark(name)) + r"\n.*?" + re.escape(end_mark(name)), re.DOTALL)
+        pattern = part_pattern(name)
         if not pattern.search(text):
             raise Incomplete(f"{page.relative_to(ROOT)} has no generated part {name!r}: put the two lines "
                              f"{begin_mark(name)!r} and {end_mark(name)!r} where it goes")
@@ -158,7 +163,7 @@ def missing_marks() -> list[str]:
         text = page.read_text(encoding="utf-8")
         found += [f"{page.relative_to(ROOT)} has no generated part {name!r}: put the two lines {begin_mark(name)!r} "
                   f"and {end_mark(name)!r} where it goes" for name in PARTS[page]
-                  if not re.search(re.escape(begin_mark(name)) + r"\n.*?" + re.escape(end_mark(name)), text, re.DOTALL)]
+                  if not part_pattern(name).search(text)]
     return found
 
 

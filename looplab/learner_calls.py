@@ -126,8 +126,3 @@ def course_version_of(obj: Any, course) -> str | None:
         if value is not None and is_the_course_version(obj, value):
             return exercise.reference
     return None
-
-
-def is_a_course_version(obj: Any, course) -> bool:
-    """Is `obj` the course's own version of some exercise of the course (any exercise, not only the one checked)?"""
-    return course_version_of(obj, course) is not None
