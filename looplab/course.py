@@ -344,6 +344,25 @@ COURSE = Course(
             ),
             provides={"TOOLS": "looplab.robust:TOOLS"},
         ),
+        Notebook(
+            "07_knowledge_tools", "Knowledge tools", "looplab.checks.notebook7",
+            builds="two tools over a corpus the model never saw: exact-word search, the model refining its query, "
+                   "and retrieval by meaning with vectors; when each one wins",
+            references="looplab.knowledge",
+            exercises=(  # each checked on a corpus of its own (looplab/knowledge.py: CHECKED_CORPUS, CHECKED_STORE)
+                Exercise("7.1", "search", "search, exact words", 2, "looplab.knowledge:search",
+                         checked_with={"CORPUS": "looplab.knowledge:CHECKED_CORPUS"}),
+                Exercise("7.2", "cosine_similarity", "cosine_similarity", 1, "looplab.knowledge:cosine_similarity"),
+                Exercise("7.3", "VectorStore", "VectorStore, the nearest chunks", 2, "looplab.knowledge:VectorStore"),
+                Exercise("7.4", "retrieve", "retrieve, or nothing relevant", 1, "looplab.knowledge:retrieve",
+                         checked_with={"STORE": "looplab.knowledge:CHECKED_STORE"}),
+                Exercise("7.5", "TOOL_REGISTRY", "TOOL_REGISTRY, knowledge tools", 2,
+                         "looplab.knowledge:TOOL_REGISTRY",
+                         checked_with={"CORPUS": "looplab.knowledge:CHECKED_CORPUS",
+                                       "STORE": "looplab.knowledge:CHECKED_STORE"}),
+            ),
+            provides={"CORPUS": "looplab.knowledge:CORPUS", "embed": "looplab.knowledge:embed"},
+        ),
     ),
 )
 

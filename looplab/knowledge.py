@@ -33,7 +33,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["CORPUS", "CONCEPTS", "LEXICON", "NO_MATCH", "NOTHING_RELEVANT", "TOP_K", "MIN_SCORE", "words_of",
+__all__ = ["CORPUS", "CHECKED_CORPUS", "CHECKED_STORE", "CONCEPTS", "LEXICON", "NO_MATCH", "NOTHING_RELEVANT", "TOP_K", "MIN_SCORE", "words_of",
            "search", "embed", "cosine_similarity", "VectorStore", "STORE", "retrieve", "TOOL_REGISTRY", "TOOLS"]
 
 # A company that does not exist: what the model knows of it comes from these chunks, through a tool.
@@ -159,3 +159,19 @@ TOOL_REGISTRY = {
         "use other words.", "the question, or what it is about, in plain words")},
 }
 TOOLS = [{"name": name, **entry["schema"]} for name, entry in TOOL_REGISTRY.items()]
+
+
+# --- what the checks play: a corpus of their own ------------------------------------------------------------
+# Every call into a learner's code gets inputs of its own (never the notebook's corpus, whose answers a cell could
+# hold): while 7.1 and 7.5 are checked CORPUS is this one, and while 7.4 and 7.5 are, STORE is the course's
+# VectorStore over it. Its chunks catch the usual slips: a word inside another ("cat" in "catalogue"), a capital,
+# punctuation against a word ("Lisbon,"), several chunks sharing a word, a chunk no question is about.
+CHECKED_CORPUS = [
+    "The catalogue lists every spare part with its price.",
+    "Orders shipped from Lisbon, Porto or Faro arrive within three days.",
+    "The support team answers by email on weekdays and by phone on Friday.",
+    "Returns are free during the first thirty days after delivery.",
+    "Every new employee gets paid leave of twenty days a year.",
+]
+CHECKED_STORE = VectorStore(CHECKED_CORPUS, embed)
+
