@@ -173,5 +173,25 @@ CHECKED_CORPUS = [
     "Returns are free during the first thirty days after delivery.",
     "Every new employee gets paid leave of twenty days a year.",
 ]
-CHECKED_STORE = VectorStore(CHECKED_CORPUS, embed)
+# Its store's vectors are the checks' own, so that every score is exact and known: five directions (goods, delivery,
+# contact, leave, anything else), a vector for each chunk and for each query the checks ask, zeros for any other text.
+_CHECKED_VECTORS = {
+    CHECKED_CORPUS[0]: [1.0, 0.0, 0.0, 0.0, 0.0],
+    CHECKED_CORPUS[1]: [0.0, 1.0, 0.0, 0.0, 0.0],
+    CHECKED_CORPUS[2]: [0.0, 0.0, 1.0, 0.0, 0.0],
+    CHECKED_CORPUS[3]: [3.0, 4.0, 0.0, 0.0, 0.0],
+    CHECKED_CORPUS[4]: [0.0, 0.0, 0.0, 1.0, 0.0],
+    "Can I return a parcel?": [4.0, 3.0, 0.0, 0.0, 0.0],  # returns 0.96, catalogue 0.8: the nearer is the later
+    "time off": [0.0, 0.0, 0.0, 2.0, 0.0],  # leave 1.0, nothing else
+    "holidays": [0.0, 0.0, 0.0, 1.0, 0.0],  # leave 1.0 by meaning, though no chunk has the word
+    "Is the parking free?": [1.0, 1.0, 1.0, 1.0, 2.0],  # returns 0.495 at best: below MIN_SCORE
+}
+
+
+def _checked_embed(text: str) -> np.ndarray:
+    """The checks' stand-in for embed: a text's vector from the table above, zeros for any other text."""
+    return np.array(_CHECKED_VECTORS.get(text, [0.0] * 5))
+
+
+CHECKED_STORE = VectorStore(CHECKED_CORPUS, _checked_embed)
 

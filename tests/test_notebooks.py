@@ -232,7 +232,8 @@ def test_a_french_notebook_speaks_french_under_plain_nbclient():
     assert "looplab\u00a0: hors ligne, les réponses viennent de l'enregistrement" in said, said
 
 
-UNUSUAL_NOTEBOOKS = {"05_toolbox": "notebook5.py", "06_when_calls_go_wrong": "notebook6.py"}
+UNUSUAL_NOTEBOOKS = {"05_toolbox": "notebook5.py", "06_when_calls_go_wrong": "notebook6.py",
+                     "07_knowledge_tools": "notebook7.py"}
 
 
 @pytest.mark.parametrize("name", sorted(UNUSUAL_NOTEBOOKS))

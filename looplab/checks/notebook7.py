@@ -1,0 +1,418 @@
+"""Checks for notebook 7, knowledge tools: exact-word search, cosine similarity, the vector store, retrieve, and the
+registry that offers both tools to the model.
+
+Every call into the learner's code gets inputs of its own, never the notebook's corpus (whose answers a cell could
+hold): while 7.1 and 7.5 are checked, CORPUS is looplab.knowledge.CHECKED_CORPUS, and while 7.4 and 7.5 are, STORE
+is CHECKED_STORE, the course's VectorStore over it with an embed of the checks' own, so that every score is exact and
+known (each exercise's `checked_with`, looplab/course.py). 7.3 hands the learner's VectorStore chunks and an embed of
+its own, a table of fixed vectors behind a wrapper that counts its calls. The words a tool's text must hold are the
+ones the prose gives and the series' stage tests read: "- " before each chunk, "No documents matched" at the start
+of a miss, exactly "No relevant documents found." when nothing is near enough; the rest of a miss is the learner's.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import types
+import warnings
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from ..catalogue import catalogue
+from ..course import COURSE, resolve
+from ..knowledge import CHECKED_CORPUS, CHECKED_STORE, CORPUS, MIN_SCORE, NOTHING_RELEVANT, TOP_K, words_of
+from ..learner_calls import isolated
+from ..model_id import MODEL
+from ..rules import check_request
+from ..scripted import reply, said, scripted_client, spoken, text, tool_use
+from .core import NOT_WRITTEN, Report
+
+TEXTS, HINTS = catalogue(__file__)  # texts/notebook7.toml
+
+MISS_START = "No documents matched"  # how search's text starts when no chunk shares a word (the series reads it)
+LINE_START = "- "  # before each chunk a tool returns, one a line
+CLOSE = 1e-9  # how near a score must be to the exact one
+STORE_CLASS = "VectorStore"  # 7.3's name, as a message names it
+
+
+def lines_of(chunks: list[str]) -> str:
+    """The text a tool returns for these chunks: one a line, "- " before each."""
+    return "\n".join(LINE_START + chunk for chunk in chunks)
+
+
+def found_in(output: str, corpus: list[str]) -> list[str]:
+    """The chunks of `corpus` a tool's text holds, in the corpus' order."""
+    return [chunk for chunk in corpus if chunk in output]
+
+
+# --- 7.1 search --------------------------------------------------------------------------------------------------
+
+# Each query the check asks search, over CHECKED_CORPUS; what it must find follows from the words (shared_words).
+SEARCHES = [
+    "LISBON",  # a capital in the query, a comma after the word in the chunk ("Lisbon,")
+    "days",  # three chunks share it: every one, in the corpus' order
+    "Friday phone",  # two words of one chunk: that chunk once
+    "price of returns",  # words of several chunks
+    "cat",  # inside "catalogue", never a word of its own: nothing matched
+    "holidays",  # in no chunk
+]
+
+
+def shared_words(query: str, corpus: list[str]) -> list[str]:
+    """The chunks that share at least one exact word with the query, in the corpus' order."""
+    wanted = set(words_of(query))
+    return [chunk for chunk in corpus if wanted & set(words_of(chunk))]
+
+
+def check_search(search, report: Report) -> None:
+    report.require_function(search, "search")
+    for query in SEARCHES:
+        report.enter("search_query", query=query)
+        expected = shared_words(query, CHECKED_CORPUS)
+        output = search(query)
+        report.require(isinstance(output, str), "search_not_text", query=query, kind=type(output).__name__,
+                       output=output)
+        if not expected:
+            found = found_in(output, CHECKED_CORPUS)
+            report.require(not found, "search_inside_words", query=query, found=found)
+            report.require(output.startswith(MISS_START), "search_miss_text", query=query, output=output)
+            continue
+        report.require(not output.startswith(MISS_START), "search_missed_all", query=query, expected=expected)
+        found = found_in(output, CHECKED_CORPUS)
+        missing = [chunk for chunk in expected if chunk not in found]
+        report.require(not missing, "search_left_out", query=query, missing=missing)
+        extra = [chunk for chunk in found if chunk not in expected]
+        report.require(not extra, "search_inside_words", query=query, found=extra)
+        report.require(output == lines_of(expected), "search_lines", query=query, output=output,
+                       expected=lines_of(expected))
+    report.situation = None
+    report.note("search_ok", count=len(SEARCHES))
+
+
+# --- 7.2 cosine_similarity ---------------------------------------------------------------------------------------
+
+# (row, a, b, the similarity): each pair a situation of its own.
+SIMILARITIES = [
+    ("same_direction", [1.0, 2.0, 3.0], [2.0, 4.0, 6.0], 1.0),
+    ("orthogonal", [1.0, 0.0, 0.0], [0.0, 3.0, 0.0], 0.0),
+    ("opposite", [1.0, 2.0], [-3.0, -6.0], -1.0),
+    ("in_between", [1.0, 2.0, 0.0], [2.0, 1.0, 1.0], 4.0 / math.sqrt(30.0)),
+    ("zero_first", [0.0, 0.0, 0.0], [1.0, 2.0, 3.0], 0.0),
+    ("zero_second", [3.0, 4.0], [0.0, 0.0], 0.0),
+    ("both_zero", [0.0, 0.0], [0.0, 0.0], 0.0),
+]
+
+
+def check_cosine_similarity(cosine_similarity, report: Report) -> None:
+    report.require_function(cosine_similarity, "cosine_similarity")
+    for key, a, b, expected in SIMILARITIES:
+        report.enter(key, a=a, b=b)
+        first, second = np.array(a), np.array(b)
+        zero = not (any(a) and any(b))
+        if zero:  # a division by zero warns (numpy) or raises (Python): here both are the learner's to avoid
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                try:
+                    value = cosine_similarity(first, second)
+                except (RuntimeWarning, ZeroDivisionError, FloatingPointError) as error:
+                    raise report.failure("zero_divided", a=a, b=b, error=f"{type(error).__name__}: {error}") from None
+        else:
+            value = cosine_similarity(first, second)
+        report.require(np.array_equal(first, np.array(a)) and np.array_equal(second, np.array(b)),
+                       "vectors_changed", a=a, b=b)
+        report.require(isinstance(value, (float, int)) and not isinstance(value, bool), "similarity_not_float",
+                       kind=type(value).__name__, value=value)
+        report.require(not math.isnan(value), "similarity_nan", a=a, b=b)
+        report.require(abs(value - expected) <= CLOSE, "similarity_wrong", a=a, b=b, value=float(value),
+                       expected=round(expected, 6))
+    report.situation = None
+    report.note("similarity_ok", count=len(SIMILARITIES))
+
+
+# --- 7.3 VectorStore ---------------------------------------------------------------------------------------------
+
+# The check's own chunks and the vectors its embed gives them and its queries: scores exact and known.
+STORE_VECTORS = {
+    "Trains leave every hour.": [1.0, 0.0, 0.0],
+    "Buses leave every ten minutes.": [4.0, 3.0, 0.0],
+    "The museum opens at nine.": [0.0, 1.0, 0.0],
+    "Tickets are sold at the station.": [3.0, 0.0, 4.0],
+    "How often do trains run?": [2.0, 0.0, 0.0],  # 1.0, 0.8, 0.0, 0.6
+    "When does the museum open?": [0.0, 5.0, 0.0],  # 0.0, 0.6, 1.0, 0.0
+    "Where is the lost property office?": [0.0, 0.0, -1.0],  # 0.0, 0.0, 0.0, -0.8
+}
+STORE_CHUNKS = list(STORE_VECTORS)[:4]
+TRAINS, MUSEUM, LOST = list(STORE_VECTORS)[4:]
+# (the query, its keyword arguments): search(query) alone applies the notebook's TOP_K and MIN_SCORE.
+STORE_SEARCHES = [
+    (TRAINS, {"top_k": 3, "min_score": 0.5}),
+    (TRAINS, {"top_k": 4, "min_score": 0.7}),
+    (TRAINS, {"top_k": 1, "min_score": 0.0}),
+    (TRAINS, {}),
+    (MUSEUM, {}),
+    (LOST, {}),
+]
+
+
+class CountingEmbed:
+    """The check's embed: each text's fixed vector (a new array at each call), every call noted."""
+
+    def __init__(self):
+        self.calls: list[str] = []
+
+    def __call__(self, text: str) -> np.ndarray:
+        self.calls.append(text)
+        return np.array(STORE_VECTORS.get(text, [0.0, 0.0, 0.0]))
+
+
+def nearest(query: str, top_k: int = TOP_K, min_score: float = MIN_SCORE) -> list[tuple[float, str]]:
+    """What the store's search must return: the check's own reckoning of the scores."""
+    wanted = np.array(STORE_VECTORS[query])
+    scored = []
+    for chunk in STORE_CHUNKS:
+        vector = np.array(STORE_VECTORS[chunk])
+        scored.append((float(np.dot(wanted, vector) / (np.linalg.norm(wanted) * np.linalg.norm(vector))), chunk))
+    scored.sort(key=lambda hit: hit[0], reverse=True)
+    return [(score, chunk) for score, chunk in scored[:top_k] if score >= min_score]
+
+
+def call_shown(query: str, options: dict) -> str:
+    """How the check called search, as Python writes it."""
+    return ", ".join([repr(query)] + [f"{name}={value!r}" for name, value in options.items()])
+
+
+def hits_shown(hits: Any) -> Any:
+    """Hits as a learner reads them: each score a plain float, rounded."""
+    if not isinstance(hits, (list, tuple)):
+        return hits
+    return [tuple(round(float(part), 4) if isinstance(part, (float, np.floating)) else part for part in hit)
+            if isinstance(hit, (list, tuple)) else hit for hit in hits]
+
+
+def is_score(value: Any) -> bool:
+    return isinstance(value, (float, int, np.floating, np.integer)) and not isinstance(value, bool)
+
+
+def check_vector_store(VectorStore, report: Report) -> None:
+    report.require_function(VectorStore, STORE_CLASS)
+    embed = CountingEmbed()
+    report.enter("store_made", count=len(STORE_CHUNKS))
+    store = VectorStore(list(STORE_CHUNKS), embed)
+    report.require(Counter(embed.calls) == Counter(STORE_CHUNKS), "chunks_embedded", count=len(embed.calls),
+                   calls=embed.calls, chunks=STORE_CHUNKS)
+    report.require(callable(getattr(store, "search", None)), "no_search_method")
+    for query, options in STORE_SEARCHES:
+        shown = call_shown(query, options)
+        report.enter("store_search", call=shown)
+        before = len(embed.calls)
+        hits = store.search(query, **options)
+        calls = embed.calls[before:]
+        again = [call for call in calls if call in STORE_CHUNKS]
+        report.require(not again, "chunks_embedded_again", call=shown, calls=calls)
+        report.require(calls == [query], "query_embedded", call=shown, calls=calls)
+        expected = nearest(query, **options)
+        report.require(isinstance(hits, list), "hits_not_list", call=shown, kind=type(hits).__name__)
+        for hit in hits:
+            report.require(isinstance(hit, (tuple, list)) and len(hit) == 2, "hit_not_pair", call=shown,
+                           hit=hits_shown([hit])[0])
+            report.require(not (isinstance(hit[0], str) and is_score(hit[1])), "hit_reversed", call=shown,
+                           hit=hits_shown([hit])[0])
+            report.require(is_score(hit[0]) and isinstance(hit[1], str), "hit_not_pair", call=shown,
+                           hit=hits_shown([hit])[0])
+        top_k = options.get("top_k", TOP_K)
+        min_score = options.get("min_score", MIN_SCORE)
+        report.require(len(hits) <= top_k, "too_many_hits", call=shown, count=len(hits), top_k=top_k,
+                       hits=hits_shown(hits))
+        low = [hit for hit in hits if hit[0] < min_score - CLOSE]
+        report.require(not low, "hit_below_min", call=shown, min_score=min_score, low=hits_shown(low))
+        scores = [float(score) for score, _ in hits]
+        report.require(scores == sorted(scores, reverse=True), "hits_order", call=shown, hits=hits_shown(hits))
+        same = len(hits) == len(expected) and all(
+            chunk == wanted and abs(score - exact) <= CLOSE for (score, chunk), (exact, wanted) in zip(hits, expected))
+        report.require(same, "hits_wrong", call=shown, hits=hits_shown(hits), expected=hits_shown(expected))
+    report.situation = None
+    report.note("store_ok", count=len(STORE_SEARCHES))
+
+
+# --- 7.4 retrieve ------------------------------------------------------------------------------------------------
+
+# Queries of CHECKED_STORE (looplab/knowledge.py: _CHECKED_VECTORS says their vectors): a best chunk below the
+# threshold, one near chunk (the notebook's own store finds another), two near chunks (the nearer later in the
+# corpus), no known word at all.
+RETRIEVES = ["Is the parking free?", "time off", "Can I return a parcel?", "Is there a gift shop?"]
+
+
+def retrieved(query: str) -> str:
+    """What retrieve must return for a query of CHECKED_STORE."""
+    hits = CHECKED_STORE.search(query)
+    return lines_of([chunk for _, chunk in hits]) if hits else NOTHING_RELEVANT
+
+
+def check_retrieve(retrieve, report: Report) -> None:
+    report.require_function(retrieve, "retrieve")
+    for query in RETRIEVES:
+        report.enter("retrieve_query", query=query)
+        expected = retrieved(query)
+        output = retrieve(query)
+        report.require(isinstance(output, str), "retrieve_not_text", query=query, kind=type(output).__name__,
+                       output=output)
+        if expected == NOTHING_RELEVANT:
+            report.require(output == NOTHING_RELEVANT, "nothing_relevant_text", query=query, output=output,
+                           expected=NOTHING_RELEVANT)
+            continue
+        report.require(output != NOTHING_RELEVANT, "retrieve_found_nothing", query=query, expected=expected)
+        report.require(not found_in(output, CORPUS), "retrieve_not_store", query=query,
+                       output=output)
+        report.require(output == expected, "retrieve_lines", query=query, output=output, expected=expected)
+    report.situation = None
+    report.note("retrieve_ok", count=len(RETRIEVES))
+
+
+# --- 7.5 TOOL_REGISTRY -------------------------------------------------------------------------------------------
+
+NAMES = ["search", "retrieve"]
+ENTRY_FIELDS = {"function", "schema"}
+SCHEMA_FIELDS = {"description", "input_schema"}
+PARAMETER = "query"
+PARAMETER_TYPE = "string"
+MAX_TOKENS = 256
+GREETING = [{"role": "user", "content": said("Hello", fr="Bonjour")}]
+
+# Two conversations through the loop with the learner's registry: (row, question, replies, the tool calls with what
+# each must return: MISS_START for a miss, else the exact text). The chunk about leave, found by words then by meaning.
+LEAVE = CHECKED_CORPUS[4]
+CONVERSATIONS = [
+    ("words_conversation", said("What holidays do new employees get?",
+                                fr="Quels congés ont les nouveaux employés ?"),
+     [reply(text("Let me search the documents.", fr="Je cherche dans les documents."),
+            tool_use("search", {"query": "holidays"})),
+      reply(text("Nothing: other words.", fr="Rien : d'autres mots."), tool_use("search", {"query": "leave"})),
+      reply(text("New employees get twenty days of paid leave a year.",
+                 fr="Les nouveaux employés ont vingt jours de congés payés par an."))],
+     [("search", "holidays", MISS_START), ("search", "leave", lines_of([LEAVE]))]),
+    ("meaning_conversation", said("How much time off do staff get?",
+                                  fr="Combien de jours de repos ont les employés ?"),
+     [reply(tool_use("retrieve", {"query": "time off"})),
+      reply(text("Twenty days of paid leave a year.", fr="Vingt jours de congés payés par an."))],
+     [("retrieve", "time off", lines_of([LEAVE]))]),
+]
+
+
+def kind_of(value: Any) -> str:
+    """The type a message names: "function" for anything callable (in the grader, a proxy of the learner's)."""
+    return "function" if callable(value) else type(value).__name__
+
+
+def definitions(registry: dict) -> list[dict]:
+    return [{"name": name, **entry["schema"]} for name, entry in registry.items()]
+
+
+def request_with(tools: list[dict]) -> dict:
+    return {"model": MODEL, "max_tokens": MAX_TOKENS, "messages": spoken(GREETING), "tools": tools}
+
+
+def the_function(value: Any) -> Any:
+    """The plain function behind a registry's entry (through functools.wraps and partial), whose globals the check
+    fills; None for anything else (under the grader, a proxy: its kernel gets the check's names with each call)."""
+    while isinstance(value, functools.partial):
+        value = value.func
+    try:
+        unwrapped = getattr(value, "__wrapped__", None)
+    except Exception:
+        return None
+    if unwrapped is not None and unwrapped is not value:
+        return the_function(unwrapped)
+    return value if isinstance(value, types.FunctionType) else None
+
+
+def run_entry(function: Any, tool_input: dict) -> Any:
+    """Call a registry's function as the loop does, with what the check puts in the notebook's names while 7.5 is
+    checked (CORPUS and STORE of its own; a dict has no globals, so run_check cannot swap them for it)."""
+    pieces = {name: resolve(target) for name, target in COURSE.earlier_pieces("7.5").items()}
+    plain = the_function(function)
+    if plain is None:
+        return function(**tool_input)
+    with isolated(plain, pieces):
+        return function(**tool_input)
+
+
+def not_written_yet(registry: Any, report: Report) -> None:
+    if isinstance(registry, dict) and not registry:
+        failure = report.failure("empty_registry")
+        failure.kind = NOT_WRITTEN
+        raise failure
+
+
+def check_registry(registry, report: Report) -> None:
+    not_written_yet(registry, report)
+    report.require(isinstance(registry, dict), "registry_not_dict", kind=kind_of(registry))
+    names = list(registry)
+    for name in NAMES:
+        report.require(name in registry, "registry_lacks", name=name, names=names)
+    extra = [name for name in names if name not in NAMES]
+    report.require(not extra, "registry_extra", extra=extra, names=names)
+    for name in NAMES:
+        entry = registry[name]
+        report.require(isinstance(entry, dict) and set(entry) == ENTRY_FIELDS, "entry_fields", name=name,
+                       fields=sorted(map(str, entry)) if isinstance(entry, dict) else kind_of(entry))
+        report.require(callable(entry["function"]), "entry_function", name=name, kind=kind_of(entry["function"]))
+        schema = entry["schema"]
+        report.require(isinstance(schema, dict) and set(schema) == SCHEMA_FIELDS, "schema_fields", name=name,
+                       fields=sorted(map(str, schema)) if isinstance(schema, dict) else kind_of(schema))
+        description = schema["description"]
+        report.require(isinstance(description, str) and description.strip() != "", "no_description", name=name)
+    violation = check_request(request_with(definitions(registry)))
+    report.require(violation is None, "registry_rejected", message=violation.message if violation else "")
+    for name in NAMES:
+        said_schema = registry[name]["schema"]["input_schema"]  # an object: the API took it
+        properties = said_schema.get("properties") or {}
+        report.require(sorted(map(str, properties)) == [PARAMETER], "schema_parameter", name=name,
+                       properties=sorted(map(str, properties)))
+        given = properties[PARAMETER]
+        kind = given.get("type") if isinstance(given, dict) else None
+        report.require(kind == PARAMETER_TYPE, "schema_type", name=name, kind=kind)
+        required = said_schema.get("required")
+        report.require(list(required or []) == [PARAMETER], "schema_required", name=name, required=required)
+    report.note("registry_shape")
+    for key, question, replies, calls in CONVERSATIONS:
+        _converse(registry, key, question, replies, calls, report)
+    report.situation = None
+    report.note("registry_plays", count=len(CONVERSATIONS))
+
+
+def _converse(registry: dict, key: str, question: str, replies: list, calls: list, report: Report) -> None:
+    """One conversation through the course's loop, the tools run from the registry; each output as it must be."""
+    client, _ = scripted_client(replies, call_limit=len(replies))
+    tools = definitions(registry)
+    messages: list[dict] = [{"role": "user", "content": spoken(question)}]
+    expected = iter(calls)
+    while True:
+        report.enter(key)
+        response = client.messages.create(model=MODEL, max_tokens=MAX_TOKENS, tools=tools, messages=messages)
+        messages.append({"role": "assistant", "content": [block.model_dump(exclude_none=True)
+                                                           for block in response.content]})
+        if response.stop_reason != "tool_use":
+            return
+        results = []
+        for block in response.content:
+            if block.type != "tool_use":
+                continue
+            name, query, wanted = next(expected)
+            report.enter("tool_call", name=name, query=query)
+            output = run_entry(registry[block.name]["function"], dict(block.input))
+            report.require(isinstance(output, str), "tool_not_text", name=name, query=query,
+                           kind=type(output).__name__, output=output)
+            if wanted == MISS_START:
+                report.require(output.startswith(MISS_START), "tool_miss", name=name, query=query, output=output)
+            else:
+                report.require(output == wanted, "tool_output", name=name, query=query, output=output,
+                               expected=wanted)
+            results.append({"type": "tool_result", "tool_use_id": block.id, "content": output})
+        messages.append({"role": "user", "content": results})
+
+
+CHECKERS = {"7.1": check_search, "7.2": check_cosine_similarity, "7.3": check_vector_store, "7.4": check_retrieve,
+            "7.5": check_registry}
