@@ -28,7 +28,7 @@ from ..learner_calls import isolated
 from ..model_id import MODEL
 from ..rules import check_request
 from ..scripted import reply, said, scripted_client, spoken, text, tool_use
-from .core import NOT_WRITTEN, Report
+from .core import NOT_WRITTEN, Failure, Report
 
 TEXTS, HINTS = catalogue(__file__)  # texts/notebook7.toml
 
@@ -414,5 +414,19 @@ def _converse(registry: dict, key: str, question: str, replies: list, calls: lis
         messages.append({"role": "user", "content": results})
 
 
-CHECKERS = {"7.1": check_search, "7.2": check_cosine_similarity, "7.3": check_vector_store, "7.4": check_retrieve,
-            "7.5": check_registry}
+def blind_to_the_swap(checker):
+    """A checker played on the corpus or store the check swaps in (Exercise.checked_with): the course's own search
+    and retrieve read their module's, never the swapped ones, so a learner's function that only calls them fails
+    on the swapped data; when it did call them, the verdict is the course's code (checks/__init__.py)."""
+    @functools.wraps(checker)
+    def checked(obj, report: Report) -> None:
+        try:
+            checker(obj, report)
+        except Failure as failure:
+            failure.course_code_blind = True
+            raise
+    return checked
+
+
+CHECKERS = {"7.1": blind_to_the_swap(check_search), "7.2": check_cosine_similarity, "7.3": check_vector_store,
+            "7.4": blind_to_the_swap(check_retrieve), "7.5": check_registry}
