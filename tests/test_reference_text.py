@@ -105,10 +105,17 @@ def disguised(node: ast.AST) -> str:
     return "# my own answer\n" + ast.unparse(Disguised().visit(ast.fix_missing_locations(node))).replace("    ", "  ")
 
 
+def only_data(node: ast.AST) -> bool:
+    """A constant made of literals alone (notebook 7's corpus and lexicon): handed to the learner by the set-up, never
+    an answer, and with no name to disguise."""
+    return isinstance(node, ast.Assign) and not any(isinstance(part, ast.Name) for part in ast.walk(node.value))
+
+
 @pytest.mark.parametrize("module", sorted({reference_module(exercise) for exercise in COURSE.exercises}))
 def test_every_large_piece_of_a_reference_typed_in_disguised_is_found(module):
     tree = module_tree(module)
-    large = [node for node, size in sizes(tree).items() if size >= THRESHOLD and node in tree.body]
+    large = [node for node, size in sizes(tree).items() if size >= THRESHOLD and node in tree.body
+             and not only_data(node)]
     for node in large:
         source = disguised(node)
         assert source.count("my_") > 2 and largest_shared([source], module) >= THRESHOLD, source[:200]
