@@ -13,7 +13,9 @@ one-key dict whose key starts with `$` (a plain dict with such a key is sent as 
     {"$namespace": {...}}                     a types.SimpleNamespace (what a client that is not the SDK's returns)
     {"$sdk": "ToolUseBlock", "data": {...}}   an SDK object of anthropic.types, as the SDK sends it
     {"$ndarray": [...], "dtype": "float64"}   a numpy array of numbers or booleans, as nested lists (notebook 7's
-                                              vectors); a copy: what the other end does to it stays there
+                                              vectors); a copy: what the other end does to it stays there.
+                                              A numpy number of those types (np.int64(2), what argsort's
+                                              positions hold) crosses as the plain Python number it equals
     {"$object": "Name", "repr": "..."}        anything else of the kernel's: its type's name and a short repr
     {"$kept": 3, "value": [...]}              a list or dict by number, so each end keeps one object for it (Identities)
     {"$client": 1} {"$stream": 2} ...         a grader-side object the kernel may use (judge.py, serve.py)
@@ -168,6 +170,8 @@ def encode(value: Any, other: Callable[[Any], dict] = opaque, depth: int = 0,
     name = kind.__name__
     if name == "ndarray" and kind.__module__ == "numpy" and str(value.dtype) in ARRAY_TYPES:
         return {"$ndarray": value.tolist(), "dtype": str(value.dtype)}
+    if kind.__module__ == "numpy" and str(getattr(value, "dtype", "")) in ARRAY_TYPES and getattr(value, "shape", 0) == ():
+        return value.item()  # a numpy scalar: np.float64 is a float already; np.int64 and np.bool_ are not
     if sdk_class(name) is kind:
         return {"$sdk": name, "data": encode(value.model_dump(mode="json", exclude_unset=True, by_alias=True),
                                              other, depth + 1)}

@@ -353,7 +353,7 @@ COURSE = Course(
                 Exercise("7.1", "search", "search, exact words", 2, "looplab.knowledge:search",
                          checked_with={"CORPUS": "looplab.knowledge:CHECKED_CORPUS"}),
                 Exercise("7.2", "cosine_similarity", "cosine_similarity", 1, "looplab.knowledge:cosine_similarity"),
-                Exercise("7.3", "VectorStore", "VectorStore, the nearest chunks", 2, "looplab.knowledge:VectorStore"),
+                Exercise("7.3", "nearest", "nearest, the closest vectors", 2, "looplab.knowledge:nearest"),
                 Exercise("7.4", "retrieve", "retrieve, or nothing relevant", 1, "looplab.knowledge:retrieve",
                          checked_with={"STORE": "looplab.knowledge:CHECKED_STORE"}),
                 Exercise("7.5", "TOOL_REGISTRY", "TOOL_REGISTRY, knowledge tools", 2,

@@ -34,7 +34,7 @@ from typing import Callable
 import numpy as np
 
 __all__ = ["CORPUS", "CHECKED_CORPUS", "CHECKED_STORE", "CONCEPTS", "LEXICON", "NO_MATCH", "NOTHING_RELEVANT", "TOP_K", "MIN_SCORE", "words_of",
-           "search", "embed", "cosine_similarity", "VectorStore", "STORE", "retrieve", "TOOL_REGISTRY", "TOOLS"]
+           "search", "embed", "cosine_similarity", "nearest", "VectorStore", "STORE", "retrieve", "TOOL_REGISTRY", "TOOLS"]
 
 # A company that does not exist: what the model knows of it comes from these chunks, through a tool.
 CORPUS = [
@@ -114,8 +114,17 @@ TOP_K = 2  # how many chunks retrieve hands the model at most
 MIN_SCORE = 0.5  # below this similarity, a chunk is not about the question
 
 
+def nearest(query_vector: np.ndarray, vectors: list[np.ndarray], top_k: int = TOP_K,
+            min_score: float = MIN_SCORE) -> list[tuple[float, int]]:
+    """(score, position) of the `top_k` vectors nearest `query_vector`, the nearest first, none below `min_score`:
+    the ranking a vector store does on every query."""
+    scored = [(cosine_similarity(query_vector, vector), position) for position, vector in enumerate(vectors)]
+    scored.sort(key=lambda hit: hit[0], reverse=True)
+    return [(score, position) for score, position in scored[:top_k] if score >= min_score]
+
+
 class VectorStore:
-    """Chunks and their vectors, made once (indexing); a query is embedded once and compared with them all.
+    """Chunks and their vectors, made once (indexing); a query is embedded once and ranked against them (nearest).
 
     `embed` is handed in, as the client is handed to the loop: a test gives a fake one, a real system a call
     to an embedding model."""
@@ -127,10 +136,8 @@ class VectorStore:
 
     def search(self, query: str, top_k: int = TOP_K, min_score: float = MIN_SCORE) -> list[tuple[float, str]]:
         """(score, chunk) of the `top_k` chunks nearest the query, the nearest first, none below `min_score`."""
-        wanted = self.embed(query)
-        scored = [(cosine_similarity(wanted, vector), chunk) for vector, chunk in zip(self.vectors, self.chunks)]
-        scored.sort(key=lambda hit: hit[0], reverse=True)
-        return [(score, chunk) for score, chunk in scored[:top_k] if score >= min_score]
+        hits = nearest(self.embed(query), self.vectors, top_k, min_score)
+        return [(score, self.chunks[position]) for score, position in hits]
 
 
 STORE = VectorStore(CORPUS, embed)

@@ -333,3 +333,15 @@ def test_a_numpy_array_of_numbers_crosses_as_itself_and_any_other_as_an_opaque_o
     assert encode(numpy.array(["a", "b"]))["$object"] == "ndarray"  # words, not numbers: opaque
     assert decode({"$ndarray": [[1.0], [2.0, 3.0]], "dtype": "float64"}, tagged) == ("opaque", "ndarray")
     assert decode({"$ndarray": [1, 2], "dtype": "object"}, tagged) == ("opaque", None)  # a dtype it does not take
+
+
+def test_a_numpy_number_crosses_as_the_python_number_it_equals():
+    """7.3's positions: a learner's ranking made with argsort holds np.int64, which must reach the check as the int
+    it is (np.float64 is a float already; np.bool_ a bool)."""
+    import numpy
+
+    for number, plain in ((numpy.int64(2), 2), (numpy.int32(-1), -1), (numpy.float32(0.5), 0.5),
+                          (numpy.float64(0.25), 0.25), (numpy.bool_(True), True)):
+        back = decode(json.loads(json.dumps(encode(number))), lambda tag, data: ("opaque", data))
+        assert back == plain and type(back) is type(plain)
+    assert encode(numpy.str_("a")) == "a"  # a numpy str is a str: the text it holds

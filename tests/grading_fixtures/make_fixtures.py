@@ -62,7 +62,7 @@ the file-name rule:
                                              class, where the grader reads every file's language): its own row
     stalled_check/01_one_tool_call           1.3's function, once its check runs, waits forever and swallows every
                                              interrupt (graded on its own, short limits: tests/test_grade_limits.py)
-    other_course/01_one_tool_call        exercises 7.1 to 7.3: not this course
+    other_course/01_one_tool_call        exercises 99.1 to 99.3: not this course
     empty/                               a learner folder without a notebook
     invalid_json-01_one_tool_call.ipynb  a notebook cut short
     not_a_notebook.ipynb                 JSON, but not a notebook
@@ -629,9 +629,9 @@ def other_course():
     for cell in notebook.cells:
         number = exercise_number(cell)
         if number:
-            cell.metadata["looplab"]["exercise"] = "7." + number.split(".")[1]
+            cell.metadata["looplab"]["exercise"] = "99." + number.split(".")[1]  # a notebook no course will reach
         if cell.cell_type == "code":
-            cell.source = re.sub(r'check\("1\.', 'check("7.', cell.source)
+            cell.source = re.sub(r'check\("1\.', 'check("99.', cell.source)
     return notebook
 
 

@@ -38,17 +38,12 @@ def cosine_similarity(a, b):
 
 
 # %% exercise 7.3
-# The vectors as one matrix, the scores in one product, the order by argsort.
-class VectorStore:
-    def __init__(self, chunks, embed):
-        self.chunks, self.embed = list(chunks), embed
-        self.matrix = np.array([embed(chunk) for chunk in self.chunks], dtype=float)
-
-    def search(self, query, top_k=2, min_score=0.5):
-        wanted = self.embed(query)
-        scores = [cosine_similarity(row, wanted) for row in self.matrix]
-        order = np.argsort(scores)[::-1][:top_k]
-        return [(scores[i], self.chunks[i]) for i in order if scores[i] >= min_score]
+# The vectors as one matrix, the scores in one comprehension, the order by argsort (positions as numpy ints).
+def nearest(query_vector, vectors, top_k=2, min_score=0.5):
+    matrix = np.array(vectors, dtype=float)
+    scores = np.array([cosine_similarity(row, query_vector) for row in matrix])
+    order = np.argsort(-scores, kind="stable")[:top_k]
+    return [(scores[i], i) for i in order if scores[i] >= min_score]
 
 
 # %% exercise 7.4
