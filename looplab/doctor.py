@@ -8,7 +8,6 @@ fine, what was seen, and (when it is not fine) the one thing to do. Nothing here
 from __future__ import annotations
 
 import json
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path

@@ -2,7 +2,6 @@
 typical mistakes. Each answer here reads CORPUS and STORE by name, as a notebook's cell does: while it is checked, the
 check puts its own corpus and store under those names (looplab/knowledge.py: CHECKED_CORPUS, CHECKED_STORE)."""
 
-import inspect
 import math
 import re
 

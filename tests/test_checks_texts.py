@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 import looplab.checks
-from looplab import catalogue as catalogues
 from looplab.catalogue import Text, catalogue
 from looplab.checks import core
 from looplab.checks.core import Report
