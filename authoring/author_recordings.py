@@ -70,6 +70,10 @@ MAINTAINER_ROUTE = ("A notebook raised NotRecordedError? Without a key, script t
                     "then `make notebooks`; with ANTHROPIC_API_KEY, `python -m authoring record --live <stem>`.")
 ANSWERS_DIR = Path(__file__).resolve().parent / "answers"
 QUESTION_NAME = re.compile(r"[A-Z][A-Z0-9_]*_QUESTION")
+# An answers key for a summary (notebook 8's compaction): "SUMMARY_OF:BUDGET_QUESTION" answers a request whose one
+# message is a transcript of a conversation, when the last question it holds is BUDGET_QUESTION. A transcript is
+# made by the notebook's code, so it has no name to be filed under; the questions it holds do.
+SUMMARY_OF = "SUMMARY_OF:"
 
 
 def answers_file(name: str) -> Path:
@@ -168,23 +172,38 @@ class Script:
         self.answers = answers  # the question's words -> its replies, in order
         self.keys = keys  # the question's words -> the key its replies are filed under in the answers file
         self.missing: list[MissingAnswer] = []
+        self.summaries: dict[str, list] = {}  # a question's words -> the reply summarising a transcript ending there
+
+    def summary_replies(self, transcript: str | None) -> list:
+        """The replies for a summary of this transcript: those filed for the last question it holds (none if it
+        holds none). Only a one-message request is a transcript (answer() asks for no other)."""
+        held = [(transcript.rfind(question), replies) for question, replies in self.summaries.items()
+                if transcript and question in transcript]
+        return max(held, key=lambda found: found[0])[1] if held else []
 
     @classmethod
     def of_notebook(cls, path: Path, answers: dict) -> "Script":
         """An answers file keyed by the notebook's question names, with the words read from the notebook."""
         questions = notebook_questions(path)
-        unknown = [key for key in answers if key not in questions]
+        unknown = [key for key in answers if key.removeprefix(SUMMARY_OF) not in questions]
         if unknown:
             raise AuthoringFailed(
                 f"{path.stem}: {answers_file(path.stem)} answers {', '.join(unknown)}, which {path.name} does not "
                 f"define (its questions: {', '.join(questions) or 'none'})")
-        return cls(path.stem, {questions[key]: replies for key, replies in answers.items()},
-                   {text: key for key, text in questions.items()})
+        script = cls(path.stem, {questions[key]: replies for key, replies in answers.items()
+                                 if not key.startswith(SUMMARY_OF)},
+                     {text: key for key, text in questions.items()})
+        script.summaries = {questions[key.removeprefix(SUMMARY_OF)]: replies for key, replies in answers.items()
+                            if key.startswith(SUMMARY_OF)}
+        return script
 
     def answer(self, body: dict) -> tuple[int, dict]:
         """The scripted reply to a request, or a 404 that says which answer is missing."""
-        question, step = _question_and_step(body.get("messages", []))
+        messages = body.get("messages", [])
+        question, step = _question_and_step(messages)
         replies = self.answers.get(question, [])
+        if not replies and len(messages) == 1:
+            replies = self.summary_replies(question)
         if step < len(replies):
             return 200, replies[step](body)
         missing = MissingAnswer(self.name, question, step, self.keys.get(question))

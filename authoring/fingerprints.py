@@ -35,6 +35,7 @@ import tomlkit
 from looplab.course import COURSE
 
 from . import audit as audit_rows
+from . import SOLUTIONS
 from . import catalogue_translations as catalogues
 from .notebook_translations import TRANSLATIONS, english_notebook, fingerprint, read, source_of
 
@@ -90,10 +91,13 @@ def catalogue_rows() -> list[Row]:
 
 
 def notebook_rows(stems: list[str] | None = None) -> list[Row]:
-    """The markdown cells of each notebook's translation (missing when the notebook has no entry for one)."""
+    """The markdown cells of each notebook's translation (missing when the notebook has no entry for one). A notebook
+    the manifest names before its solution is written has no cells yet: the regeneration says it is missing."""
     found = []
     for stem in stems or COURSE.stems:
         path = TRANSLATIONS / LANGUAGE / f"{stem}.toml"
+        if not (SOLUTIONS / f"{stem}.ipynb").exists():
+            continue
         cells = read(stem, LANGUAGE) or {}
         for cell in english_notebook(stem)["cells"]:
             if cell["cell_type"] != "markdown":

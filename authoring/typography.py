@@ -13,7 +13,8 @@ in those places into the right one, joins a line that a source wrapped just befo
 space where prose writes a letter directly before `: ` (« cellule: » -> « cellule : »). Only in prose: code is set
 aside exactly as tests/test_glossary.py sets it aside when it looks for English terms (`CODE`, `PROTOCOL`, moved
 here so both read one definition), and more: {placeholders} and dict literals, HTML tags and entities, times
-(10:30), the protocol texts code reads (`Error: `, `User> `, `Agent> `, `[tool]`, `[tool-error]`), and in a text
+(10:30), the protocol texts code reads (`Error: `, `User> `, `Agent> `, `[tool]`, `[tool-error]`, notebook 8's transcript
+lines `user: `, `assistant called `, `tool result: ` and its `[Conversation summary: ` frame), and in a text
 a program prints (a code cell's string, a notebook's output) any line from `Error: ` on, which the series' tests
 read as it is.
 
@@ -54,7 +55,10 @@ NNBSP = "\u202f"  # before ; ! ? and inside « »
 # that opens after a letter is an apostrophe: l'outil), calls written bare (`getattr(block, key, None)`).
 CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`|\[\*[^\]\n]*\*\]|\]\([^)]*\)|https?://\S+|\{[^{}\s]*\}"
                   r"|\"[^\"\n]*\"|(?<!\w)'[^'\n]*'(?!\w)|\b\w+\([^()\n]*\)", re.DOTALL)
-PROTOCOL = re.compile(r"Error: |User> |Agent> |\[tool\]|\[tool-error\]")
+# Notebook 8's transcript lines and summary (looplab/compaction.py), English in every edition like the rest: the
+# summary call reads the same transcript whatever the language, and the series' tests read the summary's frame.
+PROTOCOL = re.compile(r"Error: |User> |Agent> |\[tool\]|\[tool-error\]|\[compact\] |\[Conversation summary: "
+                      r"|tool result: |\b(?:user|assistant)(?:: | called )")
 # And, for typography: any brace group (a dict literal, `{'type': 'tool'}`; a doubled brace of a template), HTML
 # (a tag with its attributes, a <style> or <script> block, an entity), a time or a ratio (10:30, 0:24), a path or
 # a module written bare (docs/WORKSHOP.md, looplab.hint), `key=value` of a command line.

@@ -24,15 +24,18 @@ from __future__ import annotations
 from typing import TextIO
 
 from .catalogue import words
+from .client import client as offline_client
 from .model_id import MODEL
+from .robust import agent_turn
 
 WORDS = words(__file__)  # what the model is told (a learner reads it too), in the course's language
 
 __all__ = ["CONTEXT_LIMIT", "KEEP_RECENT", "SUMMARY_PROMPT", "SUMMARY_MAX_TOKENS", "ACKNOWLEDGEMENT", "part",
-           "render_message", "history_size", "exchange_starts", "summarise", "compact"]
+           "render_message", "history_size", "exchange_starts", "summarise", "compact", "run"]
 
 CONTEXT_LIMIT = 1200  # characters of rendered history: deliberately tiny, as the series' (a real one is far larger)
 KEEP_RECENT = 1  # complete exchanges kept word for word; everything older is folded (real agents keep more)
+RECORDING = "08_context_compaction"  # what answers offline: the notebook's recording
 SUMMARY_MAX_TOKENS = 512  # a summary is a few sentences: a reply longer than this would defeat its purpose
 SUMMARY_PROMPT = WORDS("summary_prompt")
 # The assistant's answer to the summary: the summary is a user message, and the kept exchange starts with one too,
@@ -116,3 +119,26 @@ def compact(messages: list, client, output_stream: TextIO, context_limit: int = 
     return [{"role": "user", "content": f"[Conversation summary: {summary}]"},
             {"role": "assistant", "content": ACKNOWLEDGEMENT},
             *messages[split:]]
+
+
+def run(input_stream: TextIO, output_stream: TextIO, client=None, context_limit: int = CONTEXT_LIMIT,
+        max_iterations: int = 10) -> None:
+    """Notebook 6's agent as a program, compacting between turns: read a line, fold the history if it is over the
+    budget, then answer the line with notebook 6's loop (looplab.robust.agent_turn).
+
+    `compact` runs at the top of the loop, before the new line joins the history: no call is waiting for its result
+    then, and the new line, the next exchange, is never folded into the summary it would be asked about."""
+    client = client or offline_client(RECORDING)
+    messages: list = []
+    while True:
+        output_stream.write("User> ")
+        line = input_stream.readline()
+        if not line.strip():  # the end of the input, or an empty line
+            return
+        messages = compact(messages, client, output_stream, context_limit)
+        messages.append({"role": "user", "content": line.strip()})
+        try:
+            reply = agent_turn(client, messages, max_iterations=max_iterations)
+        except RuntimeError as error:  # the cap: say so, and read the next line
+            reply = f"({error})"
+        output_stream.write(f"Agent> {reply}\n")

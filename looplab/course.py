@@ -363,6 +363,24 @@ COURSE = Course(
             ),
             provides={"CORPUS": "looplab.knowledge:CORPUS", "embed": "looplab.knowledge:embed"},
         ),
+        Notebook(
+            "08_context_compaction", "Context compaction", "looplab.checks.notebook8",
+            builds="an agent that measures its history, and past a budget folds its old exchanges into a summary "
+                   "made by one model call, cutting only between exchanges, between turns",
+            references="looplab.compaction",
+            exercises=(
+                Exercise("8.1", "render_message", "render_message, a message as text", 2,
+                         "looplab.compaction:render_message"),
+                Exercise("8.2", "exchange_starts", "exchange_starts, where to cut", 1,
+                         "looplab.compaction:exchange_starts"),
+                Exercise("8.3", "compact", "compact, the old exchanges folded", 3, "looplab.compaction:compact"),
+                Exercise("8.4", "run", "run, compacting between turns", 2, "looplab.compaction:run"),
+            ),
+            provides={"agent_turn": "looplab.robust:agent_turn", "KEEP_RECENT": "looplab.compaction:KEEP_RECENT",
+                      "CONTEXT_LIMIT": "looplab.compaction:CONTEXT_LIMIT",
+                      "SUMMARY_PROMPT": "looplab.compaction:SUMMARY_PROMPT",
+                      "ACKNOWLEDGEMENT": "looplab.compaction:ACKNOWLEDGEMENT", "part": "looplab.compaction:part"},
+        ),
     ),
 )
 

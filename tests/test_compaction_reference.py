@@ -284,32 +284,13 @@ def test_whatever_is_folded_the_api_accepts_the_result(history, budget):
 
 STAGE = "agent-010-context-compaction"
 
-# The program the series' tests import as `agent`: this module's functions, and a REPL in the series' shape that
-# compacts between turns, before the new line joins the history (notebook 8 writes its own from the learner's cells).
-PROGRAM = '''"""Stage 010 as the course writes it: looplab.compaction, and a REPL that compacts between turns."""
+# The program the series' tests import as `agent`: this module, whose run compacts between turns, before the new line
+# joins the history (notebook 8 writes its own from the learner's cells).
+PROGRAM = '''"""Stage 010 as the course writes it: looplab.compaction, whose run compacts between turns."""
 import sys
 
 from looplab.compaction import *  # noqa: F403
-from looplab.compaction import CONTEXT_LIMIT, compact
-from looplab.loop import SYSTEM_PROMPT
-from looplab.robust import TOOL_REGISTRY, TOOLS, agent_turn, calculator, get_weather, run_tool  # noqa: F401
-
-
-def run(input_stream, output_stream, client=None, system=SYSTEM_PROMPT, context_limit=CONTEXT_LIMIT):
-    """Read a line, compact the history if it is over the budget, add the line, answer it (tools and all)."""
-    if client is None:
-        import anthropic
-        client = anthropic.Anthropic()
-    messages = []
-    while True:
-        output_stream.write("User> ")
-        line = input_stream.readline()
-        if not line.strip():  # the end of the input, or an empty line
-            return
-        messages = compact(messages, client, output_stream, context_limit)
-        messages.append({"role": "user", "content": line.strip()})
-        output_stream.write(f"Agent> {agent_turn(client, messages, system=system)}\\n")
-
+from looplab.compaction import run
 
 if __name__ == "__main__":
     run(sys.stdin, sys.stdout)

@@ -233,7 +233,7 @@ def test_a_french_notebook_speaks_french_under_plain_nbclient():
 
 
 UNUSUAL_NOTEBOOKS = {"05_toolbox": "notebook5.py", "06_when_calls_go_wrong": "notebook6.py",
-                     "07_knowledge_tools": "notebook7.py"}
+                     "07_knowledge_tools": "notebook7.py", "08_context_compaction": "notebook8.py"}
 
 
 @pytest.mark.parametrize("name", sorted(UNUSUAL_NOTEBOOKS))

@@ -39,7 +39,8 @@ VARIABLE = "LOOPLAB_SERIES_TESTS"
 # The series' stage -> (the notebook that writes its program, the program's file name, its unusual answers).
 STAGES = {"agent-007-multi-tool-dispatch": ("05_toolbox", "agent_toolbox.py", "notebook5.py"),
           "agent-008-malformed-tool-call-handling": ("06_when_calls_go_wrong", "agent_robust.py", "notebook6.py"),
-          "agent-009-knowledge-tools": ("07_knowledge_tools", "agent_knowledge.py", "notebook7.py")}
+          "agent-009-knowledge-tools": ("07_knowledge_tools", "agent_knowledge.py", "notebook7.py"),
+          "agent-010-context-compaction": ("08_context_compaction", "agent_compaction.py", "notebook8.py")}
 UNUSUAL = ROOT / "tests" / "unusual_answers"
 SECTION = re.compile(r"^# %% exercise (\d+\.\d+)\n", re.MULTILINE)
 SERVER = "toolbox_server.py"  # notebook 5's MCP server, written from TOOL_REGISTRY alone
