@@ -8,6 +8,10 @@ it as the next request would send it, with the API's verdict.
 
 The thread the course is about is the id: each `tool_use.id` gets a label (A, B, C...) and its
 `tool_result.tool_use_id` gets the same one, so the pairing reads without colour too.
+
+Each step is compared with the step before of its kind (`_same_kind`), to mark what it sends anew. A request
+of an agent's that does not extend its call before, but keeps that history's end word for word, is a splice
+(`Splice`): notebook 8's compaction makes one, replacing the old exchanges with a summary.
 """
 
 from __future__ import annotations
@@ -52,8 +56,12 @@ class Step:
     # that every call sends them again, which is what the cap of exercise 2.3 saves.
     system: Any = None
     tools: list | None = None
-    previous_length: int = 0  # messages[:previous_length] were already in the step before
-    resent_response: int | None = None  # the index of the message that is the step before's response, as it came
+    # The step before of this one's kind (_same_kind): what is new, the growth of the input and a splice are
+    # measured from it. Its index, None for the first of its kind.
+    compared_with: int | None = None
+    previous_length: int = 0  # messages[:previous_length] were already in the step compared with
+    resent_response: int | None = None  # the index of the message that is that step's response, as it came
+    splice: Splice | None = None  # client traffic only: the start of the history replaced (a compaction)
     # The ids the viewer flags in `messages`, as conversation.py pairs them (see UnmatchedIds).
     dangling: set = field(default_factory=set)
     pending: set = field(default_factory=set)
@@ -96,6 +104,11 @@ class Step:
             return None
         return self.error.get("error", {}).get("message")
 
+    def sent_before(self, index: int) -> bool:
+        """messages[index] was in the request of the step compared with: at the same place, or kept word for word
+        at a splice."""
+        return index < self.previous_length or (self.splice is not None and index in self.splice.kept)
+
 
 def _names(tools: list[str]) -> str:
     counts = {name: tools.count(name) for name in dict.fromkeys(tools)}
@@ -116,7 +129,10 @@ def steps_from_traffic(exchanges: list[dict]) -> list[Step]:
         messages = to_wire(request.get("messages", []))
         steps.append(Step(messages, exchange.get("response"), exchange.get("error"), exchange.get("hint"),
                           system=to_wire(request.get("system")), tools=to_wire(request.get("tools"))))
-    return _link(steps)
+    steps = _link(steps)
+    for step in steps:  # only here: a messages list is one history that only grows, it has no splice
+        step.splice = find_splice(steps, step)
+    return steps
 
 
 def steps_from_messages(messages: list) -> list[Step]:
@@ -143,28 +159,93 @@ def next_request(messages: list) -> Step:
 
 
 def _link(steps: list[Step]) -> list[Step]:
-    """Mark what is new since the previous step, and the ids that answer nothing or go unanswered."""
-    previous: list = []
-    previous_answer: dict | None = None  # the step before's response, as the message that would resend it
-    for step in steps:
-        shared = 0
-        for mine, theirs in zip(step.messages, previous):
-            if mine != theirs:
-                break
-            shared += 1
-        step.previous_length = shared
-        step.resent_response = next(
-            (index for index, message in enumerate(step.messages) if index >= shared and message == previous_answer), None
-        )
+    """Mark what is new since the step before of the same kind, and the ids that answer nothing or go unanswered."""
+    for index, step in enumerate(steps):
+        step.compared_with = _latest_of_its_kind(steps, index)
+        before = steps[step.compared_with] if step.compared_with is not None else Step([])
+        step.previous_length = _common_length(step.messages, before.messages)
+        previous_answer = _as_message(before.response)  # the message that would resend that step's response
+        step.resent_response = next((position for position, message in enumerate(step.messages) if previous_answer
+                                     and position >= step.previous_length and message == previous_answer), None)
         unmatched = unmatched_ids(step.messages)
         step.dangling, step.pending = unmatched.dangling, unmatched.pending
         step.orphans, step.misplaced = unmatched.orphans, unmatched.misplaced
-        previous = step.messages
-        previous_answer = _as_message(step.response)
     if steps and steps[-1].response is not None:
         last = steps[-1]
         last.response_pending = unmatched_ids(last.messages + [_as_message(last.response)]).pending
     return steps
+
+
+def _same_kind(step: Step, other: Step) -> bool:
+    """Two calls of one program: the same system prompt, or the same tools.
+
+    An agent sends both again with every call. The summary call of a compaction (looplab/compaction.py) sends a
+    system prompt of its own and no tools: it is of no agent call's kind, so the agent's next call is compared with
+    the agent's call before, not with it (what is new, the growth of the input, the splice). Either one is enough,
+    so that a learner who adds a system prompt to the same tools (notebook 2) still sees what it costs; a messages
+    list has neither, so each of its steps is compared with the one before.
+    """
+    return step.system == other.system or (bool(step.tools) and step.tools == other.tools)
+
+
+def _latest_of_its_kind(steps: list[Step], index: int) -> int | None:
+    return next((earlier for earlier in range(index - 1, -1, -1) if _same_kind(steps[index], steps[earlier])), None)
+
+
+def _common_length(messages: list, others: list) -> int:
+    """How many messages the two lists start with in common."""
+    shared = 0
+    for mine, theirs in zip(messages, others):
+        if mine != theirs:
+            break
+        shared += 1
+    return shared
+
+
+@dataclass(frozen=True)
+class Splice:
+    """An agent's request that does not extend its call before: the start of its history was replaced.
+
+    Context compaction (looplab/compaction.py, notebook 8) does this between turns: the old exchanges are folded
+    into a summary, the last ones are kept word for word, and the next request sends the summary, the assistant's
+    acknowledgement, the kept exchanges and the new line. So the history of the call before (its messages, then its
+    response) reads `common + folded + kept`, and this request `common + summary + kept + what follows`.
+    """
+
+    since: int  # the index of the step whose history was cut: the agent's call before
+    folded: list  # the messages of that step's request that are gone
+    folded_at: int  # the index of the first of them in that request
+    summary: range  # where what took their place is, in this request (empty: dropped without a summary)
+    kept: range  # where the kept end of that history is, in this request
+
+
+def find_splice(steps: list[Step], step: Step) -> Splice | None:
+    """The splice at a step of client traffic, or None where its request extends the history of its call before.
+
+    A splice keeps the end of that history word for word, down to the response the loop appended: so a new
+    conversation (it keeps nothing), a retry after a refused request (it had no response) and a history that
+    only grew are no splice, nor is a request that only inserted messages (nothing was removed).
+    """
+    before = steps[step.compared_with] if step.compared_with is not None else None
+    if before is None or before.response is None:
+        return None
+    history = before.messages + [_as_message(before.response)]
+    common = _common_length(history, step.messages)
+    for start in range(common, len(history)):  # the longest end of that history found in this request
+        kept = history[start:]
+        at = _position(step.messages, kept, common)
+        if at is None:
+            continue
+        if start == common:  # all of it is there: messages were put before it, none was removed
+            return None
+        return Splice(since=step.compared_with, folded=history[common:start], folded_at=common,
+                      summary=range(common, at), kept=range(at, at + len(kept)))
+    return None
+
+
+def _position(messages: list, run: list, first: int) -> int | None:
+    """Where `run` stands in `messages`, word for word, at `first` or later; None if nowhere."""
+    return next((at for at in range(first, len(messages) - len(run) + 1) if messages[at:at + len(run)] == run), None)
 
 
 def _as_message(response: dict | None) -> dict | None:

@@ -281,8 +281,8 @@ def role_and_ids(message: Any) -> list:
 
 
 def _earlier_parts(step: Step, earlier: list[int]) -> list:
-    """One line for all the messages sent before: index, role and ids of each."""
-    parts: list = [WORDS("sent_before")]
+    """One line for all the messages sent before (at a splice: kept word for word): index, role and ids of each."""
+    parts: list = [WORDS("splice_kept") if step.splice is not None else WORDS("sent_before")]
     for position, index in enumerate(earlier):
         parts.append(f"{' · ' if position else ''}[{index}] ")
         for part in role_and_ids(step.messages[index]):
@@ -332,15 +332,68 @@ def _resent_line(parts: list[RequestPart]) -> str:
 
 
 def usage_line(steps: list[Step], index: int) -> str | None:
-    """The response's token counts, and how much the input grew since the step before."""
-    usage = steps[index].usage
+    """The response's token counts, and how much the input grew since the step before of the same kind (an agent's
+    call is compared with the agent's call before, never with a compaction's summary call between them)."""
+    usage, earlier = steps[index].usage, steps[index].compared_with
     if not usage:
         return None
     line = WORDS("usage_input", count=usage.get("input_tokens", "?"))
-    before = steps[index - 1].usage if index else None
+    before = steps[earlier].usage if earlier is not None else None
     if before and isinstance(usage.get("input_tokens"), int) and isinstance(before.get("input_tokens"), int):
-        line += WORDS("usage_growth", change=f"{usage['input_tokens'] - before['input_tokens']:+d}", step=index)
+        line += WORDS("usage_growth", change=f"{usage['input_tokens'] - before['input_tokens']:+d}", step=earlier + 1)
     return line + WORDS("usage_output", count=usage.get("output_tokens", "?"))
+
+
+class SpliceView(NamedTuple):
+    """A splice (history.Splice) in words, for both renderings: the request no longer extends the agent's call
+    before, so the learner is told what was folded away, what took its place, and what it saved."""
+
+    head: str  # what happened, and since which step
+    folded_title: str  # how many messages are gone
+    folded: list  # one line of parts a message gone (as message_summary writes them)
+    summary: list  # parts: the messages in their place, or the words saying there are none
+    tokens: str | None  # the input tokens before and after, where both calls had a response
+
+
+def splice_view(steps: list[Step], index: int) -> SpliceView | None:
+    splice = steps[index].splice
+    if splice is None:
+        return None
+    step, since = steps[index], splice.since + 1
+    folded = [[f"[{splice.folded_at + position}] "] + message_summary(message)
+              for position, message in enumerate(splice.folded)]
+    summary: list = [WORDS("splice_summary") if splice.summary else WORDS("splice_no_summary")]
+    for position, at in enumerate(splice.summary):
+        summary += [f"{' · ' if position else ''}[{at}] "] + message_summary(step.messages[at])
+    before, after = _input_tokens(steps[splice.since]), _input_tokens(step)
+    tokens = WORDS("splice_tokens", before=_grouped(before), after=_grouped(after)) if before and after else None
+    return SpliceView(WORDS("splice", step=since), WORDS("splice_folded", count=len(splice.folded), step=since),
+                      folded, summary, tokens)
+
+
+def _input_tokens(step: Step) -> int | None:
+    count = (step.usage or {}).get("input_tokens")
+    return count if isinstance(count, int) else None
+
+
+def _grouped(number: int) -> str:
+    """A whole number with its thousands grouped as the language writes them: 1,234 / 1 234."""
+    return f"{number:,}".replace(",", WORDS("thousands"))
+
+
+def _splice_text(view: SpliceView, labels: dict) -> list[str]:
+    lines = [f"-- {view.head}", f"--   {view.folded_title}"]
+    lines += [f"       {_summary_text(parts, labels)}" for parts in view.folded]
+    return lines + [f"--   {_summary_text(view.summary, labels)}"] + ([f"--   {view.tokens}"] if view.tokens else [])
+
+
+def _splice_html(view: SpliceView, labels: dict) -> str:
+    folded = "\n".join(_summary_html(parts, labels) for parts in view.folded)
+    tokens = f"<div>{html.escape(view.tokens)}</div>" if view.tokens else ""
+    return (f'<div class="looplab-splice" style="border-left:4px dashed #555555;padding:2px 6px;margin:0 0 6px 0">'
+            f"<b>{html.escape(view.head)}</b>"
+            f'<details class="looplab-folded"><summary>{html.escape(view.folded_title)}</summary><pre>{folded}</pre>'
+            f"</details><div>{_summary_html(view.summary, labels)}</div>{tokens}</div>")
 
 
 def _error_with_labels(message: str, labels: dict, chip) -> str:
@@ -353,11 +406,11 @@ def _error_with_labels(message: str, labels: dict, chip) -> str:
 
 def _shown_in_full(step: Step, index: int) -> bool:
     """A message sent before is folded, unless it holds an id the step flags: the flag must show."""
-    return index >= step.previous_length or _holds_any(step.messages[index], _flagged_ids(step))
+    return not step.sent_before(index) or _holds_any(step.messages[index], _flagged_ids(step))
 
 
 def _is_resent_response(step: Step, index: int) -> bool:
-    """The step before's response, sent back as it came: the static rendering just showed it, so one
+    """The response of the step compared with, sent back as it came: the static rendering showed it, so one
     line says so (unless it holds a flagged id: the flag must show)."""
     return index == step.resent_response and not _holds_any(step.messages[index], _flagged_ids(step))
 
@@ -379,6 +432,9 @@ def step_html(steps: list[Step], index: int, labels: dict, standalone: bool) -> 
             body = html.escape(part.value) if isinstance(part.value, str) else json_html(part.value, step, labels)
             parts.append(f'<details class="looplab-{part.name}"><summary><b>{part.name}</b>: '
                          f"{html.escape(part.summary)}</summary><pre>{body}</pre></details>")
+    splice = splice_view(steps, index)
+    if splice is not None:
+        parts.append(_splice_html(splice, labels))
     earlier = [i for i in range(len(step.messages)) if not _shown_in_full(step, i)]
     if earlier:
         if standalone:
@@ -391,11 +447,11 @@ def step_html(steps: list[Step], index: int, labels: dict, standalone: bool) -> 
     for i, message in enumerate(step.messages):
         if i in earlier:
             continue
-        new = i >= step.previous_length
+        new = not step.sent_before(i)
         role = message.get("role", "?") if isinstance(message, dict) else "?"
         head = f"<b>messages[{i}] · {html.escape(str(role))}{WORDS('new_html') if new else ''}</b>"
         if _is_resent_response(step, i) and not standalone:
-            body = (f" {html.escape(WORDS('resent_response', step=index))}"
+            body = (f" {html.escape(WORDS('resent_response', step=step.compared_with + 1))}"
                     f"{_summary_html(message_summary(message)[1:], labels)}")
         else:
             body = "\n" + json_html(message, step, labels)
@@ -425,6 +481,9 @@ def step_text(steps: list[Step], index: int, labels: dict) -> str:
         lines.append(f"-- {_resent_line(request)}")
     else:
         lines += [f"-- {WORDS('labelled', label=part.name)}{part.summary}" for part in request]
+    splice = splice_view(steps, index)
+    if splice is not None:
+        lines += _splice_text(splice, labels)
     earlier = [i for i in range(len(step.messages)) if not _shown_in_full(step, i)]
     if earlier:
         lines.append(f"-- {_summary_text(_earlier_parts(step, earlier), labels)}")
@@ -432,9 +491,9 @@ def step_text(steps: list[Step], index: int, labels: dict) -> str:
         if i in earlier:
             continue
         role = message.get("role", "?") if isinstance(message, dict) else "?"
-        head = f"-- messages[{i}] {role}{WORDS('new_text') if i >= step.previous_length else ''}"
+        head = f"-- messages[{i}] {role}{WORDS('new_text') if not step.sent_before(i) else ''}"
         if _is_resent_response(step, i):
-            lines.append(f"{head}: {WORDS('resent_response', step=index)}"
+            lines.append(f"{head}: {WORDS('resent_response', step=step.compared_with + 1)}"
                          f"{_summary_text(message_summary(message)[1:], labels)}")
         else:
             lines += [head, json_text(message, step, labels)]
