@@ -253,7 +253,8 @@ def test_run_all_with_unusual_right_answers_reaches_the_end(name, run_all, tmp_p
     path = tmp_path / f"{name}.ipynb"
     nbformat.write(notebook, path)
     cells = run_all(path, "en")
-    errors = [(cell["source"][:60], cell["errors"]) for cell in cells if cell["errors"]]
+    errors = [(cell["source"][:60], cell["errors"]) for cell in cells  # a story cell may show an API error on purpose
+              if cell["errors"] and "raises-exception" not in cell["tags"]]
     assert not errors, errors
     said = "\n".join(cell["printed"] for cell in cells)
     assert "Agent> " in said and "Traceback" not in said, said[-2000:]

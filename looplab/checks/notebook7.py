@@ -264,15 +264,15 @@ GREETING = [{"role": "user", "content": said("Hello", fr="Bonjour")}]
 LEAVE = CHECKED_CORPUS[4]
 CONVERSATIONS = [
     ("words_conversation", said("What holidays do new employees get?",
-                                fr="Quels congés ont les nouveaux employés ?"),
+                                fr="Quels congés ont les nouveaux employés ?"),
      [reply(text("Let me search the documents.", fr="Je cherche dans les documents."),
             tool_use("search", {"query": "holidays"})),
-      reply(text("Nothing: other words.", fr="Rien : d'autres mots."), tool_use("search", {"query": "leave"})),
+      reply(text("Nothing: other words.", fr="Rien : d'autres mots."), tool_use("search", {"query": "leave"})),
       reply(text("New employees get twenty days of paid leave a year.",
                  fr="Les nouveaux employés ont vingt jours de congés payés par an."))],
      [("search", "holidays", MISS_START), ("search", "leave", lines_of([LEAVE]))]),
     ("meaning_conversation", said("How much time off do staff get?",
-                                  fr="Combien de jours de repos ont les employés ?"),
+                                  fr="Combien de jours de repos ont les employés ?"),
      [reply(tool_use("retrieve", {"query": "time off"})),
       reply(text("Twenty days of paid leave a year.", fr="Vingt jours de congés payés par an."))],
      [("retrieve", "time off", lines_of([LEAVE]))]),

@@ -279,8 +279,10 @@ class Call:
         except Exception as error:
             answer = {"op": "raised", "type": type(error).__name__, "message": str(error)}
         self.kept.message()
+        # every list and dict it was handed, by place or by name (the edition's stand-ins pass parameters by name):
+        # the kernel finds each of its own objects by number, whatever the order
         answer["after"] = [encode(arg, self.other, kept=self.kept) if isinstance(arg, (list, dict)) else None
-                           for arg in args]
+                           for arg in [*args, *kwargs.values()]]
         return answer
 
     # --- what the stand-ins of the kernel's objects ask (looplab/stand_ins.py) ---
