@@ -54,6 +54,15 @@ PARTS = (
          "translations/fr/<stem>.toml"),
 )
 
+# Written too when the notebook writes a program of the series (notebooks 5 to 8: agent_toolbox.py...), so that the
+# series' own stage tests run against it, from the solution and from unusual right answers.
+PROGRAM_PARTS = (
+    Part("its row in STAGES: the series' stage, the notebook, the program's file name, its unusual answers' file",
+         "tests/test_series_stages.py"),
+    Part("unusual right answers to its exercises, each leaning on helpers of the learner's own (`# %% exercise N` "
+         "sections)", "tests/unusual_answers/<checks>.py"),
+)
+
 # Made by `make notebooks` from the parts above and the manifest (a new notebook changes each of them).
 DERIVED = (
     Part("the learner's copy", "notebooks/<stem>.ipynb"),

@@ -113,6 +113,8 @@ def notebook_rows() -> list[str]:
 def adding_table() -> list[str]:
     lines = ["| what | where |", "|---|---|"]
     lines += [f"| {part.what} | `{part.where}` |" for part in adding.PARTS]
+    lines += ["", "When it writes a program of the series, for the series' stage tests, also:", ""]
+    lines += [f"- `{part.where}`: {part.what}" for part in adding.PROGRAM_PARTS]
     lines += ["", "`make notebooks` then makes, from those and the manifest (never edit them by hand):", ""]
     lines += [f"- `{part.where}`: {part.what}" for part in adding.DERIVED]
     lines += [f"- and {adding.BUILT_BY_THE_TESTS} are built by the tests, never committed."]
@@ -122,7 +124,8 @@ def adding_table() -> list[str]:
 def adding_list() -> list[str]:
     return [", ".join(f"`{part.where}`" for part in adding.PARTS)
             + " (the placeholders come from its manifest entry; what each holds: docs/WRITING_NOTEBOOKS.md). "
-            + "Generated from them: " + ", ".join(f"`{part.where}`" for part in adding.DERIVED) + "."]
+            + "One that writes a program of the series also: " + ", ".join(f"`{part.where}`" for part in adding.PROGRAM_PARTS)
+            + ". Generated from them: " + ", ".join(f"`{part.where}`" for part in adding.DERIVED) + "."]
 
 
 # page -> its generated parts, name -> what they hold today

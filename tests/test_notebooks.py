@@ -232,8 +232,14 @@ def test_a_french_notebook_speaks_french_under_plain_nbclient():
     assert "looplab\u00a0: hors ligne, les réponses viennent de l'enregistrement" in said, said
 
 
-UNUSUAL_NOTEBOOKS = {"05_toolbox": "notebook5.py", "06_when_calls_go_wrong": "notebook6.py",
-                     "07_knowledge_tools": "notebook7.py", "08_context_compaction": "notebook8.py"}
+def unusual_notebooks() -> dict[str, str]:
+    """The notebooks that write a program of the series, each with its unusual answers (test_series_stages.STAGES)."""
+    from tests.test_series_stages import STAGES
+
+    return {stem: unusual for stem, _, unusual in STAGES.values()}
+
+
+UNUSUAL_NOTEBOOKS = unusual_notebooks()
 
 
 @pytest.mark.parametrize("name", sorted(UNUSUAL_NOTEBOOKS))
