@@ -74,6 +74,10 @@ QUESTION_NAME = re.compile(r"[A-Z][A-Z0-9_]*_QUESTION")
 # message is a transcript of a conversation, when the last question it holds is BUDGET_QUESTION. A transcript is
 # made by the notebook's code, so it has no name to be filed under; the questions it holds do.
 SUMMARY_OF = "SUMMARY_OF:"
+# An answers key for a question the model itself asks (notebook 9's parent, in its `research` call): "ASKED:<words>"
+# answers a conversation that opens with those words. The words are the model's, written once in the answers file
+# (in the scripted call and in its key), so the notebook has no name for them.
+ASKED = "ASKED:"
 
 
 def answers_file(name: str) -> Path:
@@ -185,14 +189,15 @@ class Script:
     def of_notebook(cls, path: Path, answers: dict) -> "Script":
         """An answers file keyed by the notebook's question names, with the words read from the notebook."""
         questions = notebook_questions(path)
-        unknown = [key for key in answers if key.removeprefix(SUMMARY_OF) not in questions]
+        unknown = [key for key in answers if not key.startswith(ASKED) and key.removeprefix(SUMMARY_OF) not in questions]
         if unknown:
             raise AuthoringFailed(
                 f"{path.stem}: {answers_file(path.stem)} answers {', '.join(unknown)}, which {path.name} does not "
                 f"define (its questions: {', '.join(questions) or 'none'})")
-        script = cls(path.stem, {questions[key]: replies for key, replies in answers.items()
-                                 if not key.startswith(SUMMARY_OF)},
-                     {text: key for key, text in questions.items()})
+        asked = {key.removeprefix(ASKED): replies for key, replies in answers.items() if key.startswith(ASKED)}
+        script = cls(path.stem, {**{questions[key]: replies for key, replies in answers.items()
+                                    if not key.startswith((SUMMARY_OF, ASKED))}, **asked},
+                     {**{text: key for key, text in questions.items()}, **{words: ASKED + words for words in asked}})
         script.summaries = {questions[key.removeprefix(SUMMARY_OF)]: replies for key, replies in answers.items()
                             if key.startswith(SUMMARY_OF)}
         return script

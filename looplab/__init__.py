@@ -24,11 +24,12 @@ _HOMES = {
     "HistoryViewer": "viewer", "show_history": "viewer",
     "check": "checks", "hint": "checks", "progress": "checks",
     "speak": "language",
+    "typed": "typed",
 }
 
 __all__ = [
     "MODEL", "HistoryViewer", "NotRecordedError", "check", "client", "current_mode", "hint", "progress",
-    "show_history", "speak", "tools", "traffic",
+    "show_history", "speak", "tools", "traffic", "typed",
 ]
 
 

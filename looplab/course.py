@@ -381,6 +381,24 @@ COURSE = Course(
                       "SUMMARY_PROMPT": "looplab.compaction:SUMMARY_PROMPT",
                       "ACKNOWLEDGEMENT": "looplab.compaction:ACKNOWLEDGEMENT", "part": "looplab.compaction:part"},
         ),
+        Notebook(
+            "09_subagent", "A subagent as a tool", "looplab.checks.notebook9",
+            builds="a research tool whose function is another agent loop, with its own prompt, tools and fresh "
+                   "history: the parent sees one call and one paragraph",
+            references="looplab.subagent",
+            exercises=(
+                Exercise("9.1", "run_tool", "run_tool, over the registry it is handed", 2,
+                         "looplab.subagent:run_tool"),
+                Exercise("9.2", "agent_turn", "agent_turn, for any agent", 2, "looplab.subagent:agent_turn"),
+                Exercise("9.3", "research", "research, the subagent", 2, "looplab.subagent:research"),
+                Exercise("9.4", "run", "run, the parent with its subagent", 2, "looplab.subagent:run"),
+            ),
+            provides={"SYSTEM_PROMPT": "looplab.subagent:SYSTEM_PROMPT",
+                      "RESEARCHER_PROMPT": "looplab.subagent:RESEARCHER_PROMPT",
+                      "RESEARCHER_REGISTRY": "looplab.subagent:RESEARCHER_REGISTRY",
+                      "PARENT_REGISTRY": "looplab.subagent:PARENT_REGISTRY",
+                      "RESEARCH_SCHEMA": "looplab.subagent:RESEARCH_SCHEMA"},
+        ),
     ),
 )
 

@@ -50,15 +50,18 @@ def recorded_questions(stem: str) -> set[str]:
 
 
 def replied_texts(stem: str) -> list[str]:
-    """The text of every reply the notebook's recording holds: what the model wrote."""
-    return [block["text"] for exchange in Recording.load(stem).exchanges
-            for block in exchange["response"].get("content", []) if block.get("type") == "text"]
+    """What the model wrote in the notebook's recording: each reply's text, and the words of its calls' inputs (notebook
+    9's parent asks its subagent a question of its own)."""
+    blocks = [block for exchange in Recording.load(stem).exchanges for block in exchange["response"].get("content", [])]
+    return ([block["text"] for block in blocks if block.get("type") == "text"]
+            + [value for block in blocks if block.get("type") == "tool_use"
+               for value in block.get("input", {}).values() if isinstance(value, str)])
 
 
 def not_a_question(words: str, named: set[str], replies: list[str]) -> bool:
-    """A user message a program writes from what was said, not one a person asks (notebook 8's compaction): a
-    transcript holding named questions (what a summary call reads), or a message holding a reply of the model's
-    (the summary, put back in the history)."""
+    """A user message a program writes from what was said, not one a person asks: a transcript holding named
+    questions (notebook 8's summary call reads one), or a message holding the model's own words (the summary, put
+    back in the history; the question notebook 9's parent asks its subagent)."""
     return any(question in words for question in named) or any(reply in words for reply in replies)
 
 
@@ -98,7 +101,7 @@ def test_each_question_name_is_assigned_once(author, stem):
 def test_the_answers_are_keyed_by_the_notebooks_question_names(author, stem):
     """Every key names one of the notebook's questions, and every named question has its replies (a summary's key,
     SUMMARY_OF:<name>, names the last question of the transcript it answers)."""
-    keys = {key.removeprefix(author.SUMMARY_OF) for key in author.load_answers(stem)}
+    keys = {key.removeprefix(author.SUMMARY_OF) for key in author.load_answers(stem) if not key.startswith(author.ASKED)}
     assert keys == set(author.notebook_questions(solution(stem)))
 
 
