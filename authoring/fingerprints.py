@@ -26,6 +26,7 @@ French edition: translating comes after the English is settled).
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,13 +195,32 @@ def _french_table(row: Row, document):
     return document[row.key][LANGUAGE]
 
 
+def _header(row: Row) -> "re.Pattern | None":
+    """The line that opens the table of this row's French (`[key.fr]`, `["8.1".fr]`, `[cells.<id>]`); None for a row
+    whose French has no header of its own (an audit row's inline table, the hints' table of fingerprints)."""
+    if row.kind == "notebook":
+        return re.compile(rf"^\[cells\.{re.escape(row.key)}\][ \t]*$", re.MULTILINE)
+    if row.kind == "catalogue" and not row.key.startswith(catalogues.HINTS_PREFIX):
+        key = rf'(?:{re.escape(row.key)}|"{re.escape(row.key)}")'
+        return re.compile(rf"^\[{key}\.{LANGUAGE}\][ \t]*$", re.MULTILINE)
+    return None
+
+
 def stamp(row: Row) -> str:
     """Write the fingerprint of the row's English today into its French's `of`; returns it."""
     if row.state == "missing":
         raise KeyError(f"{row.where} has no {LANGUAGE} text for {row.key!r} to stamp: {row.fix()}")
     mark = fingerprint(row.english)
-    document = tomlkit.parse(row.path.read_text(encoding="utf-8"))
+    source = row.path.read_text(encoding="utf-8")
+    document = tomlkit.parse(source)
     table = _french_table(row, document)
+    header = _header(row)
+    if "of" not in table and header is not None and len(found := header.findall(source)) == 1:
+        # first in its table, under its header: appended at the table's end, it would land after the comment that
+        # opens the next section, and move to whichever table is later written above that comment
+        row.path.write_text(header.sub(lambda match: f'{match.group(0)}\nof = "{mark}"', source, count=1),
+                            encoding="utf-8")
+        return mark
     if row.key.startswith(catalogues.HINTS_PREFIX) and row.kind == "catalogue":
         table[row.key[len(catalogues.HINTS_PREFIX):]] = mark
     elif row.kind == "audit" and "of" not in table:  # an inline table: `{ instruction = "...", of = "..." }`

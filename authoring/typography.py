@@ -62,7 +62,7 @@ PROTOCOL = re.compile(r"Error: |User> |Agent> |\[tool\]|\[tool-error\]|\[compact
 # And, for typography: any brace group (a dict literal, `{'type': 'tool'}`; a doubled brace of a template), HTML
 # (a tag with its attributes, a <style> or <script> block, an entity), a time or a ratio (10:30, 0:24), a path or
 # a module written bare (docs/WORKSHOP.md, looplab.hint), `key=value` of a command line.
-MORE_CODE = re.compile(r"(?<!`)`[^`\n]+\n[^`\n]+`(?!`)|<(style|script)\b.*?</\1>|<[A-Za-z/!][^<>]*>|&#?\w+;|\{[^{}\n]*\}|\b\d+:\d+\b"
+MORE_CODE = re.compile(r"<(style|script)\b.*?</\1>|<[A-Za-z/!][^<>]*>|&#?\w+;|\{[^{}\n]*\}|\b\d+:\d+\b"
                        r"|[\w.-]*[/\\][\w./\\-]+|\b[^\W\d]\w*(?:\.\w+)+\b|(?<!\S)--?\w[\w-]*(?:=\S*)?", re.DOTALL | re.IGNORECASE)
 ERROR_LINE = re.compile(r"Error: [^\n]*")  # in a text a program prints: the error text, as the series reads it
 # In a text a program prints: the API's own message of a 400, which stays the API's English (`messages.1: ...`).
@@ -81,9 +81,28 @@ def prose(text: str) -> str:
     return PROTOCOL.sub(" ", CODE.sub("_", text))
 
 
+BACKTICK = re.compile(r"(?<!`)`(?!`)")  # one backtick: an inline code span opens or closes (``` fences are not)
+
+
+def wrapped_code(text: str) -> list[tuple[int, int]]:
+    """The code spans that wrap onto the next line (`a` ... `b\nc`): backticks paired in order, as Markdown pairs
+    them. A pattern that took any backtick to the next one across a line break paired the closing backtick of one
+    span with the opening one of the next, and set aside the French prose between them."""
+    spans, opened = [], None
+    for match in BACKTICK.finditer(text):
+        if opened is None:
+            opened = match.start()
+            continue
+        if text.count("\n", opened, match.end()) == 1:
+            spans.append((opened, match.end()))
+        opened = None
+    return spans
+
+
 def code_spans(text: str, printed: bool = False) -> list[tuple[int, int]]:
     """Where `text` is not French prose: (start, end) of every piece of code, protocol text or markup."""
     spans = [match.span() for pattern in (CODE, MORE_CODE, PROTOCOL) for match in pattern.finditer(text)]
+    spans += wrapped_code(text)
     if printed or text.startswith("Error: "):
         spans += [match.span() for pattern in (ERROR_LINE, API_MESSAGE, PYTHON_LINE, PYTHON_ERROR) for match in pattern.finditer(text)]
     return spans

@@ -18,9 +18,19 @@ def test_a_catalogue_row_is_stamped_in_its_french_table_and_nothing_else_changes
     text = '[a]\ntext = "one"\n[a.fr]\ntext = "un"\n\n[b]\ntext = "two"\n[b.fr]\nof = "00000000"\ntext = "deux"\n'
     path.write_text(text, encoding="utf-8")
     assert stamp(Row("catalogue", path, "a", "new", "one")) == fingerprint("one")
-    assert path.read_text(encoding="utf-8") == text.replace('text = "un"\n', f'text = "un"\nof = "{fingerprint("one")}"\n')
+    assert path.read_text(encoding="utf-8") == text.replace("[a.fr]\n", f'[a.fr]\nof = "{fingerprint("one")}"\n')
     stamp(Row("catalogue", path, "b", "stale", "two"))
     assert f'[b.fr]\nof = "{fingerprint("two")}"\ntext = "deux"' in path.read_text(encoding="utf-8")
+
+
+def test_a_new_rows_of_goes_under_its_header_not_after_the_comment_opening_the_next_section(tmp_path):
+    """Appended at the end of its table, `of` landed after a comment that opens the next section; a row written later
+    above that comment then took it over (a stale fingerprint on the wrong row)."""
+    path = tmp_path / "course.toml"
+    path.write_text('["8.1"]\ntext = "one"\n["8.1".fr]\ntext = "un"\n\n# the next section\n[c]\ntext = "three"\n',
+                    encoding="utf-8")
+    stamp(Row("catalogue", path, "8.1", "new", "one"))
+    assert f'["8.1".fr]\nof = "{fingerprint("one")}"\ntext = "un"\n\n# the next section\n' in path.read_text(encoding="utf-8")
 
 
 def test_an_exercises_hints_are_stamped_in_their_table(tmp_path):
