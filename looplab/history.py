@@ -12,6 +12,10 @@ The thread the course is about is the id: each `tool_use.id` gets a label (A, B,
 Each step is compared with the step before of its kind (`_same_kind`), to mark what it sends anew. A request
 of an agent's that does not extend its call before, but keeps that history's end word for word, is a splice
 (`Splice`): notebook 8's compaction makes one, replacing the old exchanges with a summary.
+
+The kinds are also the agents (`Step.agent`): the first seen is the parent. A tool whose function runs another
+agent (notebook 9's subagent) puts that agent's calls between the parent's call that asked for the tool and the
+parent's call that answers it: a `Delegation` links them both ways.
 """
 
 from __future__ import annotations
@@ -62,6 +66,13 @@ class Step:
     previous_length: int = 0  # messages[:previous_length] were already in the step compared with
     resent_response: int | None = None  # the index of the message that is that step's response, as it came
     splice: Splice | None = None  # client traffic only: the start of the history replaced (a compaction)
+    # Which agent made the call: 0 the first kind of call seen (the parent), 1 the next kind (_same_kind)...
+    agent: int = 0
+    # Client traffic only, a subagent (notebook 9, Delegation): a subagent's step knows the call it ran inside;
+    # the caller's step, the calls of its response that ran one; the step after, the answers it sends back.
+    inside: Delegation | None = None
+    delegations: list = field(default_factory=list)
+    came_back: list = field(default_factory=list)
     # The ids the viewer flags in `messages`, as conversation.py pairs them (see UnmatchedIds).
     dangling: set = field(default_factory=set)
     pending: set = field(default_factory=set)
@@ -132,6 +143,8 @@ def steps_from_traffic(exchanges: list[dict]) -> list[Step]:
     steps = _link(steps)
     for step in steps:  # only here: a messages list is one history that only grows, it has no splice
         step.splice = find_splice(steps, step)
+    for delegation in find_delegations(steps):  # nor a subagent: it is one agent's history
+        _mark(steps, delegation)
     return steps
 
 
@@ -162,6 +175,7 @@ def _link(steps: list[Step]) -> list[Step]:
     """Mark what is new since the step before of the same kind, and the ids that answer nothing or go unanswered."""
     for index, step in enumerate(steps):
         step.compared_with = _latest_of_its_kind(steps, index)
+        step.agent = _agent_of(steps, index)
         before = steps[step.compared_with] if step.compared_with is not None else Step([])
         step.previous_length = _common_length(step.messages, before.messages)
         previous_answer = _as_message(before.response)  # the message that would resend that step's response
@@ -190,6 +204,14 @@ def _same_kind(step: Step, other: Step) -> bool:
 
 def _latest_of_its_kind(steps: list[Step], index: int) -> int | None:
     return next((earlier for earlier in range(index - 1, -1, -1) if _same_kind(steps[index], steps[earlier])), None)
+
+
+def _agent_of(steps: list[Step], index: int) -> int:
+    """The agent of the step it is compared with, or, for the first call of a kind, the next number."""
+    step = steps[index]
+    if step.compared_with is not None:
+        return steps[step.compared_with].agent
+    return 1 + max((earlier.agent for earlier in steps[:index]), default=-1)
 
 
 def _common_length(messages: list, others: list) -> int:
@@ -246,6 +268,122 @@ def find_splice(steps: list[Step], step: Step) -> Splice | None:
 def _position(messages: list, run: list, first: int) -> int | None:
     """Where `run` stands in `messages`, word for word, at `first` or later; None if nowhere."""
     return next((at for at in range(first, len(messages) - len(run) + 1) if messages[at:at + len(run)] == run), None)
+
+
+@dataclass(frozen=True)
+class Delegation:
+    """A tool call whose function ran another agent: a subagent (notebook 9).
+
+    The parent asks for `research`; the function behind it runs an agent turn of its own (its own system prompt,
+    its own tools, a history that starts with the question) before the parent's next request sends its last answer
+    back as the tool_result. One client carries both agents, so in its traffic the subagent's calls sit between
+    the parent's two: that is how they are found, and the viewer shows them linked both ways.
+    """
+
+    call: int  # the index of the step whose response asked for the tool
+    tool_id: str  # the tool_use id of that call
+    tool_name: str
+    steps: tuple  # the indices of the subagent's steps, in order
+    answer: int | None  # the index of the caller's next step, whose request holds the tool_result; None: never sent
+    last_answer: bool  # that tool_result is, word for word, the text of the subagent's last response
+
+
+def find_delegations(steps: list[Step]) -> list[Delegation]:
+    """The tool calls of client traffic that ran a subagent, in the order of the steps.
+
+    A step whose response asks for tools is waiting for its agent's next call, which answers them: the calls of
+    other agents made before it were made by those tools' functions, and each run of them is matched with the call
+    it served (`_call_of_run`). A summary call (notebook 8) is not one: it comes between turns, after an answer in
+    words, with no call waiting. The latest calls are read first, so that the steps of a subagent's own subagent
+    belong to the subagent's call, not to the parent's around it.
+    """
+    found: list[Delegation] = []
+    claimed: set = set()  # the steps already inside a later call
+    for index in reversed(range(len(steps))):
+        found += _delegations_of(steps, index, claimed)
+    return sorted(found, key=lambda delegation: delegation.steps)
+
+
+def _delegations_of(steps: list[Step], index: int, claimed: set) -> list[Delegation]:
+    """The calls of this step's response that ran a subagent: each run of another agent before this agent's next
+    call (the steps of `claimed` aside, which it adds to) is matched with a call."""
+    response = steps[index].response or {}
+    calls = [block for block in _blocks(response.get("content")) if block.get("type") == "tool_use"]
+    if not calls:
+        return []
+    answer = next((later for later in range(index + 1, len(steps)) if steps[later].agent == steps[index].agent), None)
+    between = [later for later in range(index + 1, len(steps) if answer is None else answer) if later not in claimed]
+    found = []
+    for run in _runs(steps, between):
+        call = _call_of_run(steps, run, calls, answer)
+        if call is None:
+            continue
+        calls.remove(call)
+        claimed.update(run)
+        result = _result_of(steps[answer], call.get("id")) if answer is not None else None
+        found.append(Delegation(index, call.get("id"), call.get("name", "?"), tuple(run),
+                                None if result is None else answer,
+                                result is not None and _same_words(result.get("content"), steps[run[-1]].response)))
+    return found
+
+
+def _runs(steps: list[Step], indices: list[int]) -> list[list[int]]:
+    """The steps split into agents' runs: each agent's steps, cut where a request starts a history afresh (a tool
+    called twice runs its subagent twice, each time from the question alone)."""
+    runs: dict[int, list] = {}
+    for index in indices:
+        step, of_agent = steps[index], runs.setdefault(steps[index].agent, [])
+        if not of_agent or (step.previous_length == 0 and step.splice is None):
+            of_agent.append([])
+        of_agent[-1].append(index)
+    return sorted((run for of_agent in runs.values() for run in of_agent), key=lambda run: run[0])
+
+
+def _call_of_run(steps: list[Step], run: list[int], calls: list[dict], answer: int | None) -> dict | None:
+    """The call a run served, known by what went in or what came out: the call whose input holds the question the
+    run's history started with, else the call whose result is the run's last answer; None if neither (a summary
+    call after a turn stopped at its cap, say, is no subagent of the call left waiting)."""
+    first = steps[run[0]].messages[0] if steps[run[0]].messages else None
+    question = _text_of(first.get("content")) if isinstance(first, dict) else None
+    for call in calls:
+        if question is not None and isinstance(call.get("input"), dict) and question in call["input"].values():
+            return call
+    for call in calls:
+        result = _result_of(steps[answer], call.get("id")) if answer is not None else None
+        if result is not None and _same_words(result.get("content"), steps[run[-1]].response):
+            return call
+    return None
+
+
+def _same_words(content: Any, response: dict | None) -> bool:
+    """A tool_result's content says, word for word, what a response said in text."""
+    said = _text_of((response or {}).get("content"))
+    return said is not None and _text_of(content) == said
+
+
+def _result_of(step: Step, tool_id: Any) -> dict | None:
+    """The tool_result of this request that answers `tool_id`, the last one if several do."""
+    results = [block for message in step.messages if isinstance(message, dict)
+               for block in _blocks(message.get("content"))
+               if block.get("type") == "tool_result" and block.get("tool_use_id") == tool_id]
+    return results[-1] if results else None
+
+
+def _text_of(content: Any) -> str | None:
+    """The words of a message's or a tool_result's content: a string as it is, a list by its text blocks."""
+    if isinstance(content, str):
+        return content
+    texts = [block.get("text") for block in _blocks(content) if block.get("type") == "text"]
+    return "".join(text for text in texts if isinstance(text, str)) if texts else None
+
+
+def _mark(steps: list[Step], delegation: Delegation) -> None:
+    """Record a delegation on its steps: the caller's, the subagent's, and the one that sends its answer back."""
+    steps[delegation.call].delegations.append(delegation)
+    for index in delegation.steps:
+        steps[index].inside = delegation
+    if delegation.answer is not None:
+        steps[delegation.answer].came_back.append(delegation)
 
 
 def _as_message(response: dict | None) -> dict | None:

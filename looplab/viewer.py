@@ -7,6 +7,8 @@ the API's 400. Every `tool_use.id` wears the same letter and colour as the
 `tool_result.tool_use_id` that answers it; what the API refuses is flagged ⚠ in red, and calls
 not answered yet are marked ○ pending; a failed call (its result says `is_error`) is marked ✗ failed
 call, not flagged, since the API accepts it. Colour never carries meaning alone: letters and words do.
+A tool call that ran a subagent (notebook 9) says where the subagent's steps are, each of them which call it ran
+inside, and the parent's next step which result came back from it.
 Those words (labels, flags, legend, buttons, step titles) are in texts/viewer.toml and texts/history.toml,
 in the course's language; the marks and the API's names (tool_use, is_error...) are the same in all.
 
@@ -32,7 +34,7 @@ from IPython.display import display
 
 from .catalogue import words
 from .client import traffic
-from .history import Step, pair_labels, steps_from_messages, steps_from_traffic
+from .history import Delegation, Step, pair_labels, steps_from_messages, steps_from_traffic
 
 FOLD_AT = 160  # characters: longer strings fold
 JSON_WIDTH = 100  # characters: an object or list this short stays on one line
@@ -154,9 +156,14 @@ def _id_mark(tool_id: str, key: str, step: Step, is_response: bool) -> tuple[str
 
 def failed_calls(messages: list) -> set:
     """The tool_use ids whose tool_result says the call failed (`"is_error": true`)."""
-    return {block.get("tool_use_id") for message in messages if isinstance(message, dict)
+    return {block.get("tool_use_id") for block in tool_results(messages) if block.get("is_error") is True}
+
+
+def tool_results(messages: list) -> list[dict]:
+    """The tool_result blocks of these messages, in order."""
+    return [block for message in messages if isinstance(message, dict)
             for block in (message.get("content") if isinstance(message.get("content"), list) else [])
-            if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("is_error") is True}
+            if isinstance(block, dict) and block.get("type") == "tool_result"]
 
 
 def pair_colours(label: str | None) -> tuple[str, str]:
@@ -396,6 +403,61 @@ def _splice_html(view: SpliceView, labels: dict) -> str:
             f"</details><div>{_summary_html(view.summary, labels)}</div>{tokens}</div>")
 
 
+# --- a subagent: a tool call whose function ran another agent (history.Delegation) ------------------------------
+
+
+def _worded(key: str, **values: Any) -> list:
+    """WORDS(key, ...) as summary parts, a value that is parts itself (a call and its letter, a message in one line)
+    put in whole: the letter's chip goes where each language's word order puts it."""
+    inserted = {name: value for name, value in values.items() if isinstance(value, list)}
+    marked = WORDS(key, **{**values, **{name: f"\0{name}\0" for name in inserted}})
+    parts: list = []
+    for position, piece in enumerate(marked.split("\0")):
+        parts += inserted[piece] if position % 2 else [piece]
+    return parts
+
+
+def _the_call(delegation: Delegation) -> list:
+    return [f"{delegation.tool_name} ", ("id", delegation.tool_id)]
+
+
+def _subagent_span(delegation: Delegation) -> str:
+    first, last = delegation.steps[0] + 1, delegation.steps[-1] + 1
+    return WORDS("step_one", step=first) if first == last else WORDS("steps_span", first=first, last=last)
+
+
+def subagent_head(steps: list[Step], index: int) -> list | None:
+    """A subagent's step: which of its steps this is, the parent's call it runs inside, what its history started
+    with (the question alone, as the tool's function handed it)."""
+    delegation = steps[index].inside
+    if delegation is None:
+        return None
+    opening = steps[delegation.steps[0]].messages
+    start = ["[0] "] + message_summary(opening[0]) if opening else ["messages: []"]
+    return _worded("subagent_step", number=delegation.steps.index(index) + 1, count=len(delegation.steps),
+                   call=_the_call(delegation), step=delegation.call + 1, start=start)
+
+
+def subagent_calls(step: Step) -> list[list]:
+    """Under a response: each of its calls that ran a subagent, and where that subagent's steps are."""
+    return [_worded("subagent_call" if delegation.answer is not None else "subagent_call_unanswered",
+                    call=_the_call(delegation), count=len(delegation.steps),
+                    steps=_subagent_span(delegation)) for delegation in step.delegations]
+
+
+def subagent_answers(step: Step, message: Any) -> list[list]:
+    """After a message of the request: each of its tool_results that brings a subagent's answer back."""
+    return [_worded("subagent_answer" if delegation.last_answer else "subagent_result",
+                    call=[("id", delegation.tool_id)], steps=_subagent_span(delegation))
+            for delegation in step.came_back
+            if any(result.get("tool_use_id") == delegation.tool_id for result in tool_results([message]))]
+
+
+def _subagent_html(parts: list, labels: dict) -> str:
+    return (f'<div class="looplab-subagent" style="border-left:4px dotted #555555;padding:2px 6px;margin:0 0 6px 0">'
+            f"{_summary_html(parts, labels)}</div>")
+
+
 def _error_with_labels(message: str, labels: dict, chip) -> str:
     """The 400 message, each id it names followed by its letter, so it reads next to the call it names."""
     if not labels:
@@ -424,6 +486,9 @@ def step_html(steps: list[Step], index: int, labels: dict, standalone: bool) -> 
     are on the page, keeps one line each."""
     step, total = steps[index], len(steps)
     parts = [] if standalone else [f'<h4 class="looplab-step-title">{html.escape(step_title(step, index + 1, total))}</h4>']
+    inside = subagent_head(steps, index)
+    if inside is not None:
+        parts.append(_subagent_html(inside, labels))
     request = request_parts(steps, index)
     if request and not standalone and not any(part.changed for part in request):
         parts.append(f'<div class="looplab-resent">{html.escape(_resent_line(request))}</div>')
@@ -456,12 +521,14 @@ def step_html(steps: list[Step], index: int, labels: dict, standalone: bool) -> 
         else:
             body = "\n" + json_html(message, step, labels)
         parts.append(f'<pre class="{"looplab-new" if new else "looplab-old"}">{head}{body}</pre>')
+        parts += [_subagent_html(answer, labels) for answer in subagent_answers(step, message)]
     if not step.messages:
         parts.append("<pre>messages: []</pre>")
     if step.response is not None:
         usage = usage_line(steps, index)
         parts.append(f"<h4>{WORDS('response')}{' · ' + html.escape(usage) if usage else ''}</h4>"
                      f'<pre class="looplab-response">{json_html(step.response, step, labels, is_response=True)}</pre>')
+        parts += [_subagent_html(call, labels) for call in subagent_calls(step)]
     elif step.error is not None:
         message = _error_with_labels(html.escape(step.error_message or ""), labels, _chip)
         hint = "\n\n" + html.escape(WORDS("hint_html", hint=step.hint)) if step.hint else ""
@@ -476,6 +543,9 @@ def step_text(steps: list[Step], index: int, labels: dict) -> str:
     """One step as text: the static rendering, where the steps before are just above."""
     step, total = steps[index], len(steps)
     lines = [f"== {step_title(step, index + 1, total)} =="]
+    inside = subagent_head(steps, index)
+    if inside is not None:
+        lines.append(f"-- {_summary_text(inside, labels)}")
     request = request_parts(steps, index)
     if request and not any(part.changed for part in request):
         lines.append(f"-- {_resent_line(request)}")
@@ -497,10 +567,12 @@ def step_text(steps: list[Step], index: int, labels: dict) -> str:
                          f"{_summary_text(message_summary(message)[1:], labels)}")
         else:
             lines += [head, json_text(message, step, labels)]
+        lines += [f"-- {_summary_text(answer, labels)}" for answer in subagent_answers(step, message)]
     if step.response is not None:
         usage = usage_line(steps, index)
         lines.append(f"-- {WORDS('response')}{' · ' + usage if usage else ''}")
         lines.append(json_text(step.response, step, labels, is_response=True))
+        lines += [f"-- {_summary_text(call, labels)}" for call in subagent_calls(step)]
     elif step.error is not None:
         message = _error_with_labels(step.error_message or "", labels, lambda label: f"[{label}]")
         lines.append(WORDS("error_text", message=message, **MARKS))
