@@ -112,6 +112,7 @@ class Call:
         self.channel, self.request, self.kept = channel, request, kept
         self.obj = held.get(str(request.get("name")))
         self.made = StandIns(self)  # the grader's objects this call was handed, each a stand-in here
+        self.course_targets: dict[int, str] = {}  # id -> target of each course function the grader named
 
     # --- the grader's objects, as the learner's code gets them ---
 
@@ -119,11 +120,17 @@ class Call:
         if tag == "$kept":
             return self.kept.resolve(data, self.tagged)
         if tag == "$course":  # a piece of the course the check names: what this kernel's package holds for it
-            return course_object(data.get(tag))
+            found = course_object(data.get(tag))
+            if found is not None:
+                self.course_targets[id(found)] = data.get(tag)
+            return found
         return self.made.of(tag, data.get(tag))
 
     def other(self, value: Any) -> dict:
-        """What the learner's code hands back: a stand-in as the grader's own object, anything else opaque."""
+        """What the learner's code hands back: a stand-in as the grader's own object, a course function it was handed
+        by its target again (a registry comes back as it went), anything else opaque."""
+        if id(value) in self.course_targets:
+            return {"$course": self.course_targets[id(value)]}
         return self.made.handed_back(value) or opaque(value)
 
     def ask(self, message: dict) -> dict:

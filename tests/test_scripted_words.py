@@ -26,13 +26,13 @@ from pydantic import BaseModel
 from authoring import typography
 from looplab import language, loop, robust, toolbox
 from looplab.checks import (
-    core, notebook1, notebook2, notebook3, notebook4, notebook5, notebook6, notebook7, notebook8, run_check, turns,
+    core, notebook1, notebook2, notebook3, notebook4, notebook5, notebook6, notebook7, notebook8, notebook9, run_check, turns,
 )
 from looplab.client import MODEL
 from looplab.scripted import Said, reply, said, spoken, text
 from tests.test_glossary import english_terms_in, other_forms_in
 
-MODULES = [notebook1, notebook2, notebook3, notebook4, notebook5, notebook6, notebook7, notebook8, turns]
+MODULES = [notebook1, notebook2, notebook3, notebook4, notebook5, notebook6, notebook7, notebook8, notebook9, turns]
 TRANSLATED = language.LANGUAGES[1:]  # every language but the source: each Said has its words in each
 LETTER = re.compile(r"[^\W\d_]")  # a text with no letter ("12 × 12 = 144.") may read the same in every language
 REPLIES_TAKEN = 6  # replies taken from a model that never stops (a generator): its words repeat after a few

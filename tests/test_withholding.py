@@ -214,10 +214,10 @@ def test_a_kept_function_reading_a_value_left_out_is_refused(tmp_path, monkeypat
             return ANSWER["name"]
     '''))
     monkeypatch.syspath_prepend(str(tmp_path))
-    first = COURSE.notebooks[0]
+    first, number = COURSE.notebooks[0], len(COURSE.notebooks) + 1  # after the course's last, whatever it is
     leaky = Course(COURSE.versions, COURSE.notebooks[1:] + (Notebook(
-        "09_leaky", "Leaky", first.checks, exercises=(Exercise("9.1", "ANSWER", "answer", 1,
-                                                               "leaky_reference:ANSWER"),),
+        f"{number:02d}_leaky", "Leaky", first.checks, exercises=(Exercise(f"{number}.1", "ANSWER", "answer", 1,
+                                                                          "leaky_reference:ANSWER"),),
         references="leaky_reference"),))
     with pytest.raises(WithholdingError, match="leaky_reference, line 5: kept in the graded edition, it uses ANSWER"):
         plan(leaky)

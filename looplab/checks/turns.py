@@ -244,7 +244,8 @@ def run_scenario(agent_turn, scenario: Scenario, report: Report) -> None:
     if turn.answer != answer:
         outputs = {_output(b["name"], b["input"]) for response in turn.responses for b in response["content"]
                    if b["type"] == "tool_use"}
-        raise report.failure("raw_output" if turn.answer in outputs else "wrong_answer", answer=shown(turn.answer),
+        raw = isinstance(turn.answer, str) and turn.answer in outputs  # a tool's output returned as the answer
+        raise report.failure("raw_output" if raw else "wrong_answer", answer=shown(turn.answer),
                              expected=answer)
     given = scenario.given
     if scenario.history is None:  # the history handed in, kept word for word, then the turn's messages
