@@ -25,6 +25,7 @@ with tools the check adds) says so in its own `checked_with`, swapped in last.
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -73,6 +74,29 @@ class Exercise:
 # Every later notebook names a module of its own in its entry (`Notebook.references`), and all its
 # exercises' references are in it, so no module grows into every notebook of the course.
 SHARED_REFERENCES = ("looplab.loop", "looplab.tools")
+
+
+def reference_function_target(value: Any, course: "Course | None" = None) -> str | None:
+    """ "module:name" of a function defined at the top of one of the course's reference modules (looplab.robust's
+    calculator), else None: how a course function crosses the grader's channel, by name, to be taken from the other
+    end's own package; and the only names the grader takes back from a kernel."""
+    if not inspect.isfunction(value) or "." in value.__qualname__ or "<" in value.__qualname__:
+        return None
+    modules = set(SHARED_REFERENCES) | {n.references for n in (course or COURSE).notebooks if n.references}
+    return f"{value.__module__}:{value.__qualname__}" if value.__module__ in modules else None
+
+
+def reference_function(target: Any, course: "Course | None" = None) -> Any:
+    """The function a target names, only among the reference modules' own top-level functions; None for anything
+    else (another module, a value, a name a hostile kernel made up): a kernel names, the grader never imports."""
+    if not isinstance(target, str) or ":" not in target:
+        return None
+    module, _, name = target.partition(":")
+    modules = set(SHARED_REFERENCES) | {n.references for n in (course or COURSE).notebooks if n.references}
+    if module not in modules:
+        return None
+    value = vars(importlib.import_module(module)).get(name)
+    return value if reference_function_target(value, course) == target else None
 STEM = re.compile(r"(\d+)_[a-z0-9_]+")  # "05_toolbox": the notebook's number, then its name
 
 

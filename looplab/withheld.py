@@ -50,6 +50,14 @@ class KernelObjects(ObjectTable):
             return course_object(data.get(tag))
         return super().tagged(tag, data)
 
+    def other(self, value: Any) -> dict:
+        """A function of this package's reference modules goes by its name (the grader runs its own, whose exceptions
+        are real ones: a registry's calculator raising ZeroDivisionError); anything else as ObjectTable hands it."""
+        from .course import reference_function_target
+
+        target = reference_function_target(value)
+        return {"$course": target} if target is not None else super().other(value)
+
 
 def course_object(target: Any) -> Any:
     """The course's object `target` names ("looplab.tools:calculator"), as this package holds it; None for another."""

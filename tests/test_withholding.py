@@ -315,3 +315,17 @@ def test_a_replay_comes_from_the_course_s_recording_in_the_notebook_s_language(l
     stranger = Kernel(line).ask({"op": "replay", "recording": "../../etc/passwd", "method": "POST",
                                  "path": "/v1/messages", "content": "{}"})
     assert "no recording" in stranger["not_recorded"]
+
+
+def test_a_kernel_names_only_the_reference_modules_functions_to_the_grader():
+    """A registry's tool crosses the channel by its name, and the grader takes its own: only a top-level function of
+    a reference module. A hostile kernel naming anything else (another module, a value) gets nothing."""
+    from looplab import robust
+    from looplab.course import reference_function, reference_function_target
+
+    assert reference_function_target(robust.calculator) == "looplab.robust:calculator"
+    assert reference_function("looplab.robust:calculator") is robust.calculator
+    for target in ("os:system", "builtins:eval", "looplab.grade.grading:grade", "looplab.robust:TOOL_REGISTRY",
+                   "looplab.subagent:calculator", "looplab.robust", 42, None):
+        assert reference_function(target) is None, target
+    assert reference_function_target(lambda: None) is None and reference_function_target(print) is None

@@ -33,7 +33,7 @@ from typing import Any, Iterator
 
 from ...catalogue import words
 from ...channel import Channel, ChannelBroken, Identities, at_path, decode, encode, opaque
-from ...course import COURSE, Course, Exercise, Notebook, resolve
+from ...course import COURSE, Course, Exercise, Notebook, reference_function, resolve
 from ...stand_ins import RemoteFailure, StandIns, answer_from
 from ..shared.withholding import plan, target_of
 from .proxies import opaque_object
@@ -252,6 +252,8 @@ class Call:
             return self.kept.resolve(data, self.tagged)
         if tag == "$object":
             return opaque_object(str(data.get("$object", "object")), str(data.get("repr", "")), self.line.opaque_types)
+        if tag == "$course":  # a function of the kernel's package (a registry's tool): ours, a reference module's only
+            return reference_function(data.get(tag))
         return self.made.of(tag, data.get(tag))
 
     def other(self, value: Any) -> dict:

@@ -18,22 +18,9 @@ from typing import Any
 from ...channel import ChannelBroken, Identities, decode, encode
 from ...object_table import ObjectTable
 from ...checks.core import CheckTimeout, Claims
-from ...course import Exercise
+from ...course import Exercise, reference_function, reference_function_target
 from ...scripted import TooManyCalls, transport_of
 from ...stand_ins import answer_from
-from ...withheld import course_object
-
-def course_function_target(value: Any) -> str | None:
-    """The target ("looplab.robust:calculator") of a module-level function of the course's package outside the checks
-    (which a graded kernel's package does not hold), else None."""
-    import inspect
-
-    from ..shared.withholding import target_of
-
-    if not inspect.isfunction(value) or value.__module__.startswith("looplab.checks") or "<" in value.__qualname__:
-        return None
-    return target_of(value)
-
 
 class NoAnswer(BaseException):
     """The kernel stopped answering, or answered what is not a message: the exercise is not solved.
@@ -63,7 +50,7 @@ class Proxies(ObjectTable):
         course (a tool in a registry the check hands over: looplab.robust's calculator) goes by its target, and the
         kernel takes its package's own: the learner's code meets its real signature and its real exceptions, as in
         the notebook (a stand-in calling back here would take any arguments, and raise RemoteFailure)."""
-        course = course_function_target(value)
+        course = reference_function_target(value)
         if course is not None:
             return {"$course": course}
         tag = self.kind(value)
@@ -73,8 +60,8 @@ class Proxies(ObjectTable):
 
     def tagged(self, tag: str, data: dict) -> Any:
         """The kernel's tags: one of our objects handed back, or an object of the learner's."""
-        if tag == "$course":  # a course function handed over, coming back: ours
-            return course_object(data.get(tag))
+        if tag == "$course":  # a course function handed over, coming back: ours (only a reference module's)
+            return reference_function(data.get(tag))
         known = super().tagged(tag, data)
         if known is not None or tag in ("$kept", "$ref"):
             return known
