@@ -1,6 +1,6 @@
 """Workshop plans that fit their slot: what the room does, by when, and what to cut when it is behind.
 
-Each slot (two hours, half a day, a day) has a fixed frame: an opening, breaks, a closing. The work
+Each slot (two hours, half a day, a day, two days) has a fixed frame: an opening, breaks, a closing. The work
 between them is the course's stretches (authoring/time_model.py) in course order, as many as fit; the
 rest is homework. Because every notebook imports the course's own version of what earlier ones built,
 a room can stop after any exercise and a learner can start the homework anywhere.
@@ -47,6 +47,12 @@ SLOTS = (
          (Pause("break", 15, at=105),)),
     Slot("day", 480, Pause(OPENING, 10), Pause(CLOSING, 15),
          (Pause("break", 15, at=90), Pause("lunch", 60, at=210), Pause("break", 15, at=360))),
+    # Notebooks 7 on do not fit a day: two, the second opening with a recap. The clock goes on counting the day's
+    # minutes, so day 2's 9:00 reads 8:00 (its words say so).
+    Slot("two_days", 960, Pause(OPENING, 10), Pause(CLOSING, 15),
+         (Pause("break", 15, at=90), Pause("lunch", 60, at=210), Pause("break", 15, at=360),
+          Pause("day_two", 15, at=465), Pause("break", 15, at=570), Pause("lunch", 60, at=690),
+          Pause("break", 15, at=840))),
 )
 
 
