@@ -215,7 +215,7 @@ def stamp(row: Row) -> str:
     document = tomlkit.parse(source)
     table = _french_table(row, document)
     header = _header(row)
-    if "of" not in table and header is not None and len(found := header.findall(source)) == 1:
+    if "of" not in table and header is not None and len(header.findall(source)) == 1:
         # first in its table, under its header: appended at the table's end, it would land after the comment that
         # opens the next section, and move to whichever table is later written above that comment
         row.path.write_text(header.sub(lambda match: f'{match.group(0)}\nof = "{mark}"', source, count=1),

@@ -108,6 +108,14 @@ def _readers(module: str) -> list[str]:
                        if hasattr(other, "TEXTS") and set(other.TEXTS) <= rows]
 
 
+def _helpers_imported(module: str) -> list[str]:
+    """The checks modules `module` imports helpers from, which word its rows with its report (notebook 9's run_tool
+    is judged by notebook 6's verdict on a failure)."""
+    tree = ast.parse((CHECKS_DIR / f"{module}.py").read_text())
+    return [node.module for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module in MODULES]
+
+
 def _literals(module: str) -> set[str]:
     tree = ast.parse((CHECKS_DIR / f"{module}.py").read_text())
     return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
@@ -119,7 +127,7 @@ def test_every_row_of_a_catalogue_is_used(module):
     scenario table's key, a key handed to a helper); a row another row is `like` is used by that one."""
     rows = tomllib.loads((CHECKS_DIR / "texts" / f"{module}.toml").read_text())
     rows.pop("hints", None)
-    named = set().union(*(_literals(reader) for reader in _readers(module)))
+    named = set().union(*(_literals(reader) for reader in _readers(module) + _helpers_imported(module)))
     named |= {row["like"] for row in rows.values() if "like" in row}
     assert not set(rows) - named, f"rows of texts/{module}.toml no code names: {sorted(set(rows) - named)}"
 

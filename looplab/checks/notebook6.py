@@ -141,6 +141,13 @@ def _run_tool_once(run_tool, case: Call, report: Report) -> None:
         report.require(value == (expected, False), "wrong_success", value=shown(value),
                        expected=shown((expected, False)))
         return
+    failed_as_it_should(case, function, value, said, flag, report)
+
+
+def failed_as_it_should(case: Call, function, value: Any, said: str, flag: Any, report: Report) -> None:
+    """A call that must fail: flagged True, its text an `Error: ...` that says why (an unknown name, arguments that do
+    not fit or are not an object, or the tool's exception by its type and message). Notebook 9's run_tool, which
+    takes the registry, keeps every one of these rules."""
     if case.kind == NOT_AN_OBJECT:
         report.require(flag is True, "not_an_object_ran", value=shown(value), kind=type(case.tool_input).__name__)
     report.require(flag is True, "not_flagged", value=shown(value))

@@ -29,8 +29,9 @@ from ..toolbox import count_letters, get_price, get_weather
 from . import turns
 from .core import Report, Scenario, learner_frame, play
 from .difference import ABSENT, first_difference, shown
-from .notebook6 import BAD_ARGUMENTS, BAD_ARGUMENTS_START, ERROR, NOT_AN_OBJECT_WORDS, UNKNOWN_START
-from .notebook6 import _by_position, _pair, _raised
+from .notebook6 import UNKNOWN_START
+from .notebook6 import ARGUMENTS, NOT_AN_OBJECT, OK, RAISED, UNKNOWN, failed_as_it_should
+from .notebook6 import _by_position, _pair
 from .notebook8 import lines, print_kept
 
 OWN_TEXTS, HINTS = catalogue(__file__)  # texts/notebook9.toml
@@ -132,7 +133,7 @@ def registry_shown(registry: dict) -> str:
 
 # --- 9.1 run_tool -------------------------------------------------------------------------------------------------
 
-OK, UNKNOWN, ARGUMENTS, NOT_AN_OBJECT, RAISED = "ok", "unknown", "bad_arguments", "not_an_object", "raised"
+# the kinds of call, notebook 6's (OK, UNKNOWN, ARGUMENTS, NOT_AN_OBJECT, RAISED): its verdict on a failure is reused
 CALL_SHOWN = "run_tool({registry}, {name!r}, {tool_input!r})"
 
 
@@ -198,20 +199,7 @@ def _run_tool_once(run_tool, case: Call, report: Report) -> None:
     if case.kind == UNKNOWN and flag is False:
         elsewhere = [made for made in REGISTRIES if case.name in made()]
         report.require(not elsewhere, "ran_another_agents_tool", value=shown(value), name=case.name)
-    if case.kind == NOT_AN_OBJECT:
-        report.require(flag is True, "not_an_object_ran", value=shown(value), kind=type(case.tool_input).__name__)
-    report.require(flag is True, "not_flagged", value=shown(value))
-    report.require(said.startswith(ERROR), "no_error_prefix", value=shown(said))
-    if case.kind == UNKNOWN:
-        report.require(said.startswith(UNKNOWN_START), "unknown_text", value=shown(said))
-    elif case.kind in (ARGUMENTS, NOT_AN_OBJECT):
-        start = BAD_ARGUMENTS_START.format(name=case.name)
-        report.require(said.startswith(start), "bad_arguments_text", value=shown(said), start=start)
-        report.require(case.kind != NOT_AN_OBJECT or NOT_AN_OBJECT_WORDS in said, "object_text", value=shown(said))
-    else:
-        report.require(not said.startswith(BAD_ARGUMENTS), "called_bad_arguments", value=shown(said))
-        names = _raised(function, case.tool_input)
-        report.require(names in said, "exception_not_named", value=shown(said), names=names)
+    failed_as_it_should(case, function, value, said, flag, report)
 
 
 def _called(run_tool, case: Call, expected: tuple, report: Report) -> Any:
