@@ -423,6 +423,25 @@ COURSE = Course(
                       "PARENT_REGISTRY": "looplab.subagent:PARENT_REGISTRY",
                       "RESEARCH_SCHEMA": "looplab.subagent:RESEARCH_SCHEMA"},
         ),
+        Notebook(
+            "10_evals_and_tracing", "Evals and tracing", "looplab.checks.notebook10",
+            builds="a trace of every model call, the subagent's tagged, with its tokens and cost; expectations over "
+                   "scripted conversations and a harness that grades each case from a fresh history",
+            references="looplab.evals",
+            exercises=(
+                Exercise("10.1", "cost_of", "cost_of, tokens into dollars", 1, "looplab.evals:cost_of"),
+                Exercise("10.2", "agent_turn", "agent_turn, traced", 3, "looplab.evals:agent_turn"),
+                Exercise("10.3", "expect_tool_call", "expect_tool_call", 1, "looplab.evals:expect_tool_call"),
+                Exercise("10.4", "expect_no_tool_calls", "expect_no_tool_calls", 1,
+                         "looplab.evals:expect_no_tool_calls"),
+                Exercise("10.5", "expect_reply_contains", "expect_reply_contains", 1,
+                         "looplab.evals:expect_reply_contains"),
+                Exercise("10.6", "run_evals", "run_evals, a fresh history per case", 2, "looplab.evals:run_evals"),
+            ),
+            provides={"PRICE_INPUT": "looplab.evals:PRICE_INPUT", "PRICE_OUTPUT": "looplab.evals:PRICE_OUTPUT",
+                      "run_tool": "looplab.subagent:run_tool", "research": "looplab.evals:research",
+                      "build_registry": "looplab.evals:build_registry"},
+        ),
     ),
 )
 
