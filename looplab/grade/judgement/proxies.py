@@ -154,8 +154,8 @@ class RemoteFunction:
             answer = judge.receive(deadline)
         if answer.get("op") in ("returned", "raised"):  # the lists and dicts it was handed, updated in place
             decode(answer.get("after"), proxies.tagged)
-        if answer.get("op") == "returned":
-            return decode(answer.get("value"), proxies.tagged)
+        if answer.get("op") == "returned":  # a function it returned (an expectation) is called in the kernel too
+            return decode(answer.get("value"), judge.functions_inside(self.exercise, self.claims, proxies))
         if answer.get("op") == "raised":
             raise rebuilt(answer, proxies, judge.seconds)
         raise NoAnswer(f"an answer the grader does not know: {str(answer.get('op'))[:40]}")
