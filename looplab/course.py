@@ -76,14 +76,18 @@ class Exercise:
 SHARED_REFERENCES = ("looplab.loop", "looplab.tools")
 
 
+def _reference_modules(course: "Course | None") -> set[str]:
+    """The modules holding the course's versions of its exercises: the shared two, and one per later notebook."""
+    return set(SHARED_REFERENCES) | {n.references for n in (course or COURSE).notebooks if n.references}
+
+
 def reference_function_target(value: Any, course: "Course | None" = None) -> str | None:
     """ "module:name" of a function defined at the top of one of the course's reference modules (looplab.robust's
     calculator), else None: how a course function crosses the grader's channel, by name, to be taken from the other
     end's own package; and the only names the grader takes back from a kernel."""
     if not inspect.isfunction(value) or "." in value.__qualname__ or "<" in value.__qualname__:
         return None
-    modules = set(SHARED_REFERENCES) | {n.references for n in (course or COURSE).notebooks if n.references}
-    return f"{value.__module__}:{value.__qualname__}" if value.__module__ in modules else None
+    return f"{value.__module__}:{value.__qualname__}" if value.__module__ in _reference_modules(course) else None
 
 
 def reference_function(target: Any, course: "Course | None" = None) -> Any:
@@ -92,8 +96,7 @@ def reference_function(target: Any, course: "Course | None" = None) -> Any:
     if not isinstance(target, str) or ":" not in target:
         return None
     module, _, name = target.partition(":")
-    modules = set(SHARED_REFERENCES) | {n.references for n in (course or COURSE).notebooks if n.references}
-    if module not in modules:
+    if module not in _reference_modules(course):
         return None
     value = vars(importlib.import_module(module)).get(name)
     return value if reference_function_target(value, course) == target else None
