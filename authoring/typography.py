@@ -14,7 +14,8 @@ space where prose writes a letter directly before `: ` (« cellule: » -> « cel
 aside exactly as tests/test_glossary.py sets it aside when it looks for English terms (`CODE`, `PROTOCOL`, moved
 here so both read one definition), and more: {placeholders} and dict literals, HTML tags and entities, times
 (10:30), the protocol texts code reads (`Error: `, `User> `, `Agent> `, `[tool]`, `[tool-error]`, notebook 8's transcript
-lines `user: `, `assistant called `, `tool result: ` and its `[Conversation summary: ` frame), and in a text
+lines `user: `, `assistant called `, `tool result: ` and its `[Conversation summary: ` frame, notebook 10's
+`[trace]` lines whole and its `[eval] ` mark), and in a text
 a program prints (a code cell's string, a notebook's output) any line from `Error: ` on, which the series' tests
 read as it is.
 
@@ -57,8 +58,11 @@ CODE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`|\[\*[^\]\n]*\*\]|\]\([^)]*\)|h
                   r"|\"[^\"\n]*\"|(?<!\w)'[^'\n]*'(?!\w)|\b\w+\([^()\n]*\)", re.DOTALL)
 # Notebook 8's transcript lines and summary (looplab/compaction.py), English in every edition like the rest: the
 # summary call reads the same transcript whatever the language, and the series' tests read the summary's frame.
+# Notebook 10's trace lines, whole (`[trace] ...`, `[subagent:trace] ...`, `[trace] session total: ...`), and its
+# eval report's mark, or a whole line of the report as run_evals prints it: the series' tests read them as they are.
 PROTOCOL = re.compile(r"Error: |User> |Agent> |\[tool\]|\[tool-error\]|\[compact\] |\[Conversation summary: "
-                      r"|tool result: |\b(?:user|assistant)(?:: | called )")
+                      r"|tool result: |\b(?:user|assistant)(?:: | called )|\[[\w:]*trace\] [^\n]*"
+                      r"|\[eval\] (?:(?:PASS|FAIL) [^\n]*\(\$\d+\.\d+\)(?=\n|\Z)|\d+/\d+ passed[^\n]*|  - [^\n]*)?")
 # And, for typography: any brace group (a dict literal, `{'type': 'tool'}`; a doubled brace of a template), HTML
 # (a tag with its attributes, a <style> or <script> block, an entity), a time or a ratio (10:30, 0:24), a path or
 # a module written bare (docs/WORKSHOP.md, looplab.hint), `key=value` of a command line.

@@ -219,6 +219,14 @@ class Identities:
         self.objects[number] = value
         self.numbers[id(value)] = number
 
+    def ours(self) -> list:
+        """The containers this end numbered (its own, handed to the other end), as they are now."""
+        return [value for number, value in self.objects.items() if number * self.sign > 0]
+
+    def theirs(self) -> list:
+        """The containers the other end numbered (this end's copies of its objects), as they are now."""
+        return [value for number, value in self.objects.items() if number * self.sign < 0]
+
     def resolve(self, data: dict, tagged: Callable[[str, dict], Any]) -> Any:
         """The object numbered `data["$kept"]`: updated in place to `data["value"]` when this end has it."""
         number = data.get("$kept")

@@ -58,6 +58,19 @@ class KernelObjects(ObjectTable):
         target = reference_function_target(value)
         return {"$course": target} if target is not None else super().other(value)
 
+    def answer(self, message: dict) -> dict:
+        """The course's code calls one of our functions (a registry's tool, a delegate that runs another agent):
+        our lists and dicts take the state the course's code left them in first (`before`), and go back as the
+        function left them (`after`). A list handed to the course's function and to a nested call of another (the
+        trace a subagent's turn appends to in the middle of its parent's) is then one list, in the order of events."""
+        called = message.get("method") == "__call__"
+        if called:
+            decode(message.get("before"), self.tagged)
+        answer = super().answer(message)
+        if called and "stop" not in answer:
+            answer["after"] = [encode(value, self.other, kept=self.kept) for value in self.kept.ours()]
+        return answer
+
 
 def course_object(target: Any) -> Any:
     """The course's object `target` names ("looplab.tools:calculator"), as this package holds it; None for another."""

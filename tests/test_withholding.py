@@ -223,6 +223,28 @@ def test_a_kept_function_reading_a_value_left_out_is_refused(tmp_path, monkeypat
         plan(leaky)
 
 
+def test_a_value_made_by_calling_a_stand_in_on_import_is_refused(tmp_path, monkeypatch):
+    """In the edition a stand-in answers only under the grader: a module calling one as it is imported could not be
+    imported by anything else (notebook 10's reference module once made its eval cases so)."""
+    (tmp_path / "eager_reference.py").write_text(textwrap.dedent('''
+        def expect(name):
+            return lambda trace: name in trace
+
+
+        CASES = [expect("calculator")]
+        LATER = lambda: expect("search")
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first, number = COURSE.notebooks[0], len(COURSE.notebooks) + 1
+    eager = Course(COURSE.versions, COURSE.notebooks[1:] + (Notebook(
+        f"{number:02d}_eager", "Eager", first.checks, exercises=(Exercise(f"{number}.1", "expect", "expect", 1,
+                                                                          "eager_reference:expect"),),
+        references="eager_reference"),))
+    with pytest.raises(WithholdingError, match="eager_reference, line 6: kept in the graded edition, it calls expect "
+                                               "when the module is imported"):
+        plan(eager)
+
+
 # --- the course line ----------------------------------------------------------------------------------------
 
 class Kernel:
@@ -329,3 +351,37 @@ def test_a_kernel_names_only_the_reference_modules_functions_to_the_grader():
                    "looplab.subagent:calculator", "looplab.robust", 42, None):
         assert reference_function(target) is None, target
     assert reference_function_target(lambda: None) is None and reference_function_target(print) is None
+
+
+def test_a_list_both_the_course_s_code_and_a_kernel_function_append_to_keeps_the_order_of_events(tmp_path, monkeypatch):
+    """Notebook 10's trace under the grader: the parent's turn runs in the grader, its research tool is the kernel's,
+    and that tool runs the subagent's turn in the grader again, each turn appending to the kernel's one trace. The
+    kernel's function gets the list as the course's code has left it so far, and hands it back as it left it: the
+    subagent's entries land between the parent's, as they would in one process."""
+    import io
+    import threading
+
+    import looplab
+    from looplab import subagent, withheld
+
+    line = CourseLine(COURSE.notebook("10_evals_and_tracing"), tmp_path)
+    monkeypatch.setenv(withheld.LINE, str(line.path))
+    monkeypatch.setattr(withheld, "_lines", threading.local())  # this thread's connection: to this line, then gone
+    client, trace, stream = looplab.client("10_evals_and_tracing"), [], io.StringIO()
+
+    def research(question: str) -> str:
+        return withheld.call("looplab.evals:agent_turn", (client, subagent.RESEARCHER_PROMPT,
+                             subagent.RESEARCHER_REGISTRY, [{"role": "user", "content": question}], stream),
+                             {"tag_prefix": "subagent:", "trace": trace})
+
+    registry = dict(subagent.PARENT_REGISTRY, research={"function": research, "schema": subagent.RESEARCH_SCHEMA})
+    question = "Who founded Halden Robotics, and how many years before 2026 was that?"  # the notebook's FOUNDER_QUESTION
+    try:
+        reply = withheld.call("looplab.evals:agent_turn", (client, subagent.SYSTEM_PROMPT, registry,
+                              [{"role": "user", "content": question}], stream), {"trace": trace})
+    finally:
+        line.close()
+    assert "Okonkwo" in reply
+    assert [(entry["agent"], entry["tools"]) for entry in trace] == [
+        ("parent", ["research"]), ("subagent", ["search"]), ("subagent", ["search"]), ("subagent", []),
+        ("parent", ["calculator"]), ("parent", [])]

@@ -291,10 +291,13 @@ class Call:
 
     def invoke(self, ref: int, method: str, args: tuple, kwargs: dict) -> Any:
         self.kept.message()
-        answer = self.ask({"op": "invoke", "ref": ref, "method": method,
-                           "args": [encode(arg, self.other, kept=self.kept) for arg in args],
-                           "kwargs": {str(key): encode(value, self.other, kept=self.kept)
-                                      for key, value in kwargs.items()}})
+        message = {"op": "invoke", "ref": ref, "method": method,
+                   "args": [encode(arg, self.other, kept=self.kept) for arg in args],
+                   "kwargs": {str(key): encode(value, self.other, kept=self.kept) for key, value in kwargs.items()}}
+        if method == "__call__":  # one of the kernel's functions: its lists as we hold them now, and back as it left them
+            message["before"] = [encode(value, self.other, kept=self.kept) for value in self.kept.theirs()]
+        answer = self.ask(message)
+        decode(answer.get("after"), self.tagged)
         return decode(answer.get("value"), self.tagged)
 
     def ask(self, message: dict) -> dict:

@@ -167,6 +167,11 @@ def _module_plan(name: str, functions: dict[str, Any], values: dict[str, set[str
             raise WithholdingError(f"{name}, line {statement.lineno}: kept in the graded edition, it uses "
                                    f"{', '.join(sorted(read))}, which is left out until an exercise is judged: make "
                                    "it an exercise's reference, or do without that value")
+        called = _called_on_import(statement) & set(found.stand_ins)
+        if called:
+            raise WithholdingError(f"{name}, line {statement.lineno}: kept in the graded edition, it calls "
+                                   f"{', '.join(sorted(called))} when the module is imported, and a stand-in answers "
+                                   "only under the grader: make the value inside a function, or do without it")
     return found
 
 
@@ -229,6 +234,21 @@ def _parts_left_out(statement: ast.Assign | ast.AnnAssign, name: str, found: Mod
         else:
             remaining.append(earlier)
     return remaining
+
+
+def _called_on_import(statement: ast.stmt) -> set[str]:
+    """The names a top-level statement calls as it runs (a function's or a lambda's body runs later, if ever)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return set()  # a class body runs on import, but the reference modules' classes call no exercise there
+    pending, called = [statement], set()
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            called.add(node.func.id)
+        pending.extend(ast.iter_child_nodes(node))
+    return called
 
 
 def _bound(statement: ast.stmt) -> set[str]:
