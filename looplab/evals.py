@@ -24,11 +24,11 @@ from .client import client as offline_client
 from .model_id import MODEL
 from .subagent import PARENT_REGISTRY, RESEARCH_SCHEMA, RESEARCHER_PROMPT, RESEARCHER_REGISTRY, SYSTEM_PROMPT, run_tool
 
-WORDS = words(__file__)  # the error at the cap, in the course's language
+WORDS = words(__file__)  # the eval cases' names and the error at the cap, in the course's language
 
 __all__ = ["PRICE_INPUT", "PRICE_OUTPUT", "PRICES_SOURCE", "SYSTEM_PROMPT", "cost_of", "agent_turn", "research",
            "build_registry", "expect_tool_call", "expect_no_tool_calls", "expect_reply_contains",
-           "run_evals", "run"]
+           "eval_cases", "run_evals", "run"]
 
 RECORDING = "10_evals_and_tracing"  # what answers offline: the notebook's recording
 MAX_TOKENS = 1024
@@ -121,6 +121,17 @@ def expect_reply_contains(text: str) -> Callable[[list, str], str | None]:
     def expectation(trace: list, reply: str) -> str | None:
         return None if text.lower() in reply.lower() else f"expected the reply to contain {text!r}, got {reply!r}"
     return expectation
+
+
+def eval_cases() -> list:
+    """The cases `python agent_evals.py` plays (the program notebook 10 writes). A function, not a list made on import:
+    in the graded edition the expectations are the grader's to run, and nothing may call them as the module loads."""
+    return [{"name": WORDS("case_calculator"), "prompt": "What is 6 * 7?",
+             "checks": [expect_tool_call("calculator"), expect_reply_contains("42")]},
+            {"name": WORDS("case_research"), "prompt": "Who founded Halden Robotics?",
+             "checks": [expect_tool_call("research"), expect_reply_contains("Okonkwo")]},
+            {"name": WORDS("case_small_talk"), "prompt": "Hello! How are you today?",
+             "checks": [expect_no_tool_calls()]}]
 
 
 def run_evals(client, output_stream: TextIO, cases: list) -> int:

@@ -143,6 +143,19 @@ def test_the_program_passes_the_series_stage_tests(stage, solution):
 
 
 @pytest.mark.parametrize("stage", sorted(STAGES))
+def test_the_program_runs_as_a_script_offline(stage, solution):
+    """`python agent_<...>.py`, as the notebook says to run it, with nothing typed: it ends on its own, without a
+    traceback (a program that played eval cases the course no longer had was found so). 1 is notebook 10's
+    exit status for a failing eval case, which its cases hold on purpose."""
+    stem, program, _ = STAGES[stage]
+    folder, _ = solution(stem)
+    ran = subprocess.run([sys.executable, program], cwd=folder, input="", capture_output=True, text=True, timeout=120,
+                         env=dict(offline_environment(), PYTHONDONTWRITEBYTECODE="1"))
+    assert "Traceback" not in ran.stderr, f"{program}:\n{ran.stderr[-3000:]}"
+    assert ran.returncode in (0, 1), f"{program} ended with {ran.returncode}:\n{ran.stderr[-2000:]}"
+
+
+@pytest.mark.parametrize("stage", sorted(STAGES))
 def test_the_program_of_unusual_answers_passes_the_series_stage_tests(stage, solution, tmp_path):
     """Answers with helpers of their own pass the checks the solution passes, and the program keeps their helpers:
     it passes the series' tests, and notebook 5's MCP server lists the three tools."""
