@@ -15,6 +15,7 @@ COMMANDS = {
     "catalogues": ("authoring.catalogue_translations", "the catalogues' French: what is missing, new or stale"),
     "stamp": ("authoring.fingerprints", "every French text's `of`: list them; --new; or FILE KEY... once re-read"),
     "typography": ("authoring.typography", "French no-break spaces before : ; ! ? and inside « » (--check: list)"),
+    "hub-link": ("authoring.hub_link", "the nbgitpuller link that opens the course for a class on a JupyterHub"),
 }
 
 

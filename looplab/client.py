@@ -6,6 +6,9 @@ Three modes, chosen by the environment so the same notebook runs everywhere:
   the grader replays it, looplab/withheld.py);
 - live (a key is set): the real API;
 - record (LOOPLAB_MODE=record and a key): live, and every exchange is saved to the recording.
+Live and record spend: where the environment caps a learner's calls or tokens (a hub sharing one key for the
+room: LOOPLAB_MAX_CALLS, LOOPLAB_MAX_TOKENS), every call counts against one count per learner, and past a cap
+none leaves (allowance.py). Offline spends nothing and is never capped.
 In all three the traffic is observed the same way, so the history viewer works in each.
 """
 
@@ -19,6 +22,7 @@ from pathlib import Path
 import anthropic
 import httpx2
 
+from .allowance import AllowanceTransport, Ledger, from_environment
 from .catalogue import words
 from .error_display import show_api_errors_briefly
 from .model_id import MODEL  # re-exported: the one model id, kept where modules that never call the API read it
@@ -94,12 +98,18 @@ def client(
         # Authoring writes aside, and the recording is replaced only when the whole run succeeded.
         saved = Recording.load(Path(os.environ[RECORD_INTO]) / f"{saved.name}.json")
     traffic = Traffic()
+    ledger = None
 
     if mode == "offline":
         answer: httpx2.BaseTransport = httpx2.MockTransport(RemoteReplay(str(recording)) if remote else Replay(saved))
         api_key, max_retries = OFFLINE_API_KEY, 0
     else:
         network = upstream or httpx2.HTTPTransport()
+        # A room sharing one key caps each learner's calls and tokens (allowance.py): checked before the network.
+        allowance = from_environment()
+        if allowance is not None:
+            ledger = Ledger(allowance)
+            network = AllowanceTransport(network, ledger)
         answer = RecordingTransport(network, saved) if mode == "record" else network
         api_key, max_retries = os.environ.get("ANTHROPIC_API_KEY") or OFFLINE_API_KEY, 2
 
@@ -115,6 +125,8 @@ def client(
     remember_traffic(sdk_client, traffic)
     if not quiet:
         print(describe_mode(mode, saved))
+        if ledger is not None:
+            print(ledger.describe())
     return sdk_client
 
 

@@ -88,8 +88,8 @@ class Step:
         """The step in a few words: what the model did, or why the request failed."""
         if self.error is not None:
             kind = self.error.get("error", {}).get("type")
-            if kind == "not_recorded":
-                return WORDS("not_recorded")
+            if kind in ("not_recorded", "allowance_reached"):  # refused by looplab, before the API (allowance.py)
+                return WORDS(kind)
             return WORDS("refused") if kind == "invalid_request_error" else WORDS("error", kind=kind)
         if self.response is None:
             return WORDS("next_request")

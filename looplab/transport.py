@@ -4,6 +4,8 @@
                              log the exchange,      MockTransport(Replay(recording))   offline
                              apply the API's rules  HTTPTransport()                    live
                                                     RecordingTransport(HTTPTransport)  record
+                                                   (live and record: AllowanceTransport(HTTPTransport) when the
+                                                    environment caps a learner's calls or tokens, allowance.py)
 
 The learner holds a genuine `anthropic.Anthropic` and genuine SDK types; everything the course
 adds happens at the HTTP layer, where the SDK cannot tell a recording from the network.
@@ -105,9 +107,12 @@ class ObservedTransport(httpx2.BaseTransport):
 
         try:
             response = self.inner.handle_request(request)
-        except NotRecordedError as error:
-            not_recorded = {"type": "error", "error": {"type": "not_recorded", "message": str(error)}}
-            self.traffic.record({"request": body, "response": None, "error": not_recorded})
+        except anthropic.AnthropicError as error:
+            # Refused here, not by the API: not recorded offline, or past the learner's allowance (allowance.py).
+            kind = "not_recorded" if isinstance(error, NotRecordedError) else getattr(error, "kind", None)
+            if kind is not None:
+                refused = {"type": "error", "error": {"type": kind, "message": str(error)}}
+                self.traffic.record({"request": body, "response": None, "error": refused})
             raise
         if body.get("stream"):
             self.traffic.record({"request": body, "response": None, "error": None})

@@ -52,6 +52,8 @@ VENV = os.path.join(ROOT, ".venv")
 NEEDED = (3, 11)
 LEARNER_REQUIREMENTS = "requirements.txt"
 DEV_REQUIREMENTS = "requirements-dev.txt"
+HUB_VENV = os.path.join(ROOT, ".venv-hub")  # tests/hub/'s JupyterHub, apart from the course's venv (hub_environment)
+HUB_REQUIREMENTS = "requirements-hub.txt"
 WHEELHOUSE = "wheelhouse"  # in a handout: every wheel the course needs, for a room without internet
 SERVED = "platforms.json"  # in the wheelhouse: the laptops and Pythons it serves (authoring/wheelhouse.py)
 INDEX = "pypi.org"  # where pip downloads from, unless PIP_INDEX_URL says otherwise
@@ -534,12 +536,36 @@ def wait_for(command):
 def run_tests(python, pytest_args):
     if platform.system() == "Linux" and shutil.which("bash"):
         subprocess.check_call(["bash", os.path.join("scripts", "install_system_deps.sh")], cwd=ROOT)
+        hub_environment(python)
     else:
         say("not Linux: Debian's chromium cannot be installed here, so the browser tests will be skipped")
     compile_the_course(python)
     # One test file per worker: nbval's cells of one notebook share a kernel and must never be split.
     return subprocess.call([python, "-m", "pytest", "-n", str(test_workers()), "--dist", "loadfile"] + pytest_args,
                            cwd=ROOT)
+
+
+def hub_environment(python, venv=HUB_VENV):
+    """.venv-hub: the course's venv seen through a .pth file, with JupyterHub installed on top (tests/hub/).
+
+    Why apart: JupyterHub needs aiohttp, and the SDK imports aiohttp whenever it can (0.2 s more for every kernel
+    of the suite, and 40 modules over the notebook side's budget, tests/test_packaging.py). A hub's user
+    environment has it; the course's own venv does not, so the hub's learners run here and the rest there."""
+    stamp = os.path.join(venv, STAMP)
+    fingerprint = install_fingerprint(False) + ":" + hashlib.sha256(
+        open(os.path.join(ROOT, HUB_REQUIREMENTS), "rb").read()).hexdigest()
+    if os.path.exists(stamp) and open(stamp, encoding="utf-8").read() == fingerprint:
+        return
+    hub_python = venv_python(venv)
+    if not os.path.exists(hub_python):
+        subprocess.check_call([python, "-m", "venv", venv])
+    paths = [subprocess.check_output([each, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                     universal_newlines=True).strip() for each in (python, hub_python)]
+    with open(os.path.join(paths[1], "looplab-course.pth"), "w", encoding="utf-8") as pth:
+        pth.write("import site; site.addsitedir({!r})\n".format(paths[0]))  # its .pth files too: the editable course
+    subprocess.check_call([hub_python, "-m", "pip", "install", "--quiet", "-r", HUB_REQUIREMENTS], cwd=ROOT)
+    with open(stamp, "w", encoding="utf-8") as done:
+        done.write(fingerprint)
 
 
 def test_workers():

@@ -163,16 +163,17 @@ def test_every_key_a_module_says_is_a_row_of_its_catalogue(path):
 
 # (scripted.py is not here: the model's words it scripts are written in Python, each with its French,
 # `text("...", fr="...")`; robust.py and tools.py neither: their tool results keep the words checks read.)
-CATALOGUED = ["client", "error_display", "viewer", "history", "doctor", "transport", "recordings", "loop",
-              "notebook_source", "__main__", "rules"]
+CATALOGUED = ["client", "allowance", "error_display", "viewer", "history", "doctor", "transport", "recordings",
+              "loop", "notebook_source", "__main__", "rules"]
 # The grader's modules a teacher reads from: the command line and the exports.
 CATALOGUED_GRADER = ["__main__.py", "grading.py", "exports/asked.py", "exports/canvas.py", "exports/class_report.py",
                      "exports/feedback.py", "exports/gradescope.py", "exports/spreadsheet.py", "exports/terminal.py",
                      "rows/class_gradebook.py", "rows/roster.py", "rows/unmatched.py", "submissions/reading.py",
-                     "kernels/sandbox.py"]
-# Said in the grader's Python on purpose: a programmer's ValueError (an option's choices are argparse's to check), and
-# the program's name.
-GRADER_CODE_TEXTS = {"visibility must be one of ", "--isolation must be one of ", "python -m looplab.grade"}
+                     "submissions/homes.py", "kernels/sandbox.py"]
+# Said in the grader's Python on purpose: a programmer's ValueError (an option's choices are argparse's to check), the
+# program's name, and argparse's own words for a missing argument (its msgid: argparse's catalogue translates it).
+GRADER_CODE_TEXTS = {"visibility must be one of ", "--isolation must be one of ", "python -m looplab.grade",
+                     "the following arguments are required: %s"}
 PROSE = re.compile(r"[A-Za-z]+ [a-z]+ [a-z]+")  # three words in a row
 
 

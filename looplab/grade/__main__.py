@@ -8,6 +8,7 @@ grading are in it; once graded, the gradebook, the notes, the table and the clos
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import sys
@@ -27,10 +28,11 @@ from .kernels.capacity import default_jobs
 from .kernels.sandbox import ISOLATIONS, IsolationUnavailable, choose
 from .rows.class_gradebook import class_rows
 from .rows.class_results import duplicates
-from .rows.roster import RosterError, read_roster
+from .rows.roster import WORDS as ROSTER_WORDS, Roster, RosterError, read_roster
 from .rows.unmatched import WORDS as UNMATCHED_WORDS, UNMATCHED_FILE, MatchError, not_graded, read_matches
 from .shared.limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT, KERNEL_MEMORY
 from .shared.numbers import decimal
+from .submissions.homes import DEFAULT_FOLDER, WORDS as HOMES_WORDS, Homes, HomesError, checked_folder
 
 DEFAULT_OUT = "graded/grades.csv"
 # texts/__main__.toml: --help (the description, the groups, each option's help), the refusals before grading and
@@ -61,8 +63,13 @@ def parser_for(spoken: str | None) -> SpeakingParser:
     parser = SpeakingParser(prog="python -m looplab.grade", description=WORDS("description"), add_help=False,
                             spoken=spoken)
     graded = parser.add_argument_group(WORDS("group_grading"))
-    graded.add_argument("submissions", nargs="+", metavar=WORDS("metavar_submissions"), help=WORDS("help_submissions"))
+    # Required unless --homes is given (main says so as argparse would: `required`).
+    graded.add_argument("submissions", nargs="*", metavar=WORDS("metavar_submissions"), help=WORDS("help_submissions"))
     graded.add_argument("-h", "--help", action="help", help=WORDS("help_help"))
+    graded.add_argument("--homes", action="append", default=[], metavar=WORDS("metavar_folder"),
+                        help=WORDS("help_homes"))
+    graded.add_argument("--user-prefix", metavar=WORDS("metavar_prefix"), help=WORDS("help_user_prefix"))
+    graded.add_argument("--folder", metavar=WORDS("metavar_name"), help=WORDS("help_folder", default=DEFAULT_FOLDER))
     graded.add_argument("--out", default=DEFAULT_OUT, metavar=WORDS("metavar_file"),
                         help=WORDS("help_out", default=DEFAULT_OUT))
     graded.add_argument("--feedback", metavar=WORDS("metavar_folder"), help=WORDS("help_feedback"))
@@ -99,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     with language.using(spoken or language.SOURCE):  # --help and every refusal before grading
         parser = parser_for(spoken)
         args = parser.parse_args(argv)
+        if not args.submissions and not args.homes:
+            parser.error(required(parser, WORDS("submissions_or_homes", submissions=WORDS("metavar_submissions"))))
         args.lang = args.lang or spoken  # LOOPLAB_LANG, when --lang is not given, is the teacher's choice too
         roster, matches, isolation, options, started = _ready(parser, args)
     with language.using(spoken or language.SOURCE):
@@ -114,13 +123,20 @@ def main(argv: list[str] | None = None) -> int:
         return _written(args, result, roster, matches, isolation, elapsed)
 
 
+def required(parser: SpeakingParser, what: str) -> str:
+    """argparse's own words for a missing argument, in the parser's language."""
+    with parser.speaking():
+        return argparse._("the following arguments are required: %s") % what
+
+
 def _ready(parser: SpeakingParser, args):
     """The roster, the match file, the isolation and the options, each refused (parser.error) before grading."""
     if args.jobs < 1:
         parser.error(WORDS("jobs_at_least_one"))
-    missing = [p for p in args.submissions if not Path(p).exists()]
+    missing = [p for p in args.submissions + args.homes if not Path(p).exists()]
     if missing:
         parser.error(WORDS("no_such_path", paths=", ".join(missing)))
+    homes = _homes(parser, args)
     if args.canvas and not args.roster:
         parser.error(WORDS("canvas_needs_roster"))
     if args.match and not args.roster:
@@ -145,8 +161,33 @@ def _ready(parser: SpeakingParser, args):
                              forked=not args.plain_kernels, isolation=isolation,
                              feedback=Path(args.feedback) if args.feedback else None, progress=not args.quiet,
                              one_learner=args.one_submission, single=bool(args.gradescope), lang=args.lang,
-                             roster=roster)
+                             roster=roster, homes=homes)
     return roster, matches, isolation, options, time.monotonic()
+
+
+def _homes(parser: SpeakingParser, args) -> Homes | None:
+    """The hub's homes asked for (--homes, --user-prefix, --folder), refused before grading when the options do not
+    go together, or an output would land in a learner's home (the grader never writes there)."""
+    for option, value in (("--user-prefix", args.user_prefix), ("--folder", args.folder)):
+        if value is not None and not args.homes:
+            parser.error(WORDS("needs_homes", option=option))
+    if not args.homes:
+        return None
+    if args.one_submission:
+        parser.error(WORDS("homes_not_one_submission"))
+    homes = Homes(tuple(Path(folder) for folder in args.homes), args.user_prefix or "", args.folder or DEFAULT_FOLDER)
+    try:
+        checked_folder(homes.folder)
+    except HomesError as error:
+        parser.error(str(error))
+    files = [args.out, str(Path(args.out).parent / UNMATCHED_FILE), args.wide, args.report, args.canvas,
+             args.gradescope]
+    outputs = [(output, False) for output in files if output] + ([(args.feedback, True)] if args.feedback else [])
+    for output, folder in outputs:
+        home = homes.home_holding(Path(output), folder)
+        if home is not None:
+            parser.error(HOMES_WORDS("output_in_a_home", path=output, home=home))
+    return homes
 
 
 def _written(args, result, roster, matches, isolation, elapsed: float) -> int:
@@ -163,6 +204,11 @@ def _written(args, result, roster, matches, isolation, elapsed: float) -> int:
     notes += [group.note() for group in result.identical]
     notes += [WORDS("review_note", learner=row.learner, file=row.file, review=row.review)
               for row in result.rows if row.review]
+    if roster is not None:  # a name two students answer to: matched to neither, and said (roster.py)
+        for learner in dict.fromkeys(row.learner for row in graded):
+            several = roster.ambiguous(learner)
+            notes += [ROSTER_WORDS("ambiguous", learner=learner, count=len(several),
+                                   students=", ".join(Roster.key(student) for student in several))] if several else []
     unknown = not_graded(matches, graded)
     notes += [UNMATCHED_WORDS("not_graded", learners=", ".join(unknown))] if unknown else []
     exported = write_exports(asked, result.rows, result.feedback, roster, elapsed, isolation, result.identical, graded)

@@ -33,6 +33,7 @@ from .shared.gradebook import Row, Ungradable
 from .shared.limits import DEFAULT_CELL_TIMEOUT, DEFAULT_TIMEOUT
 from .shared.status import Status
 from .submissions.finding import Identical, Submission, collect, identical, not_theirs, submission_order
+from .submissions.homes import Found, Homes, HomesError, collect_homes
 from .submissions.plan import plan_run
 from .submissions.reading import WORDS as READING_WORDS, language_of, load_course, read_submission, spoken
 
@@ -58,6 +59,9 @@ class GradingOptions:
     # The class (--roster): a feedback notebook is headed by the roster's name for its learner, not by the name of
     # the file or folder it came in.
     roster: Roster | None = None
+    # A hub's homes (--homes, submissions/homes.py): a learner per home, named by their hub user; graded with the
+    # paths given (which may be none).
+    homes: Homes | None = None
 
     def name(self, learner: str) -> str | None:
         """The roster's name for a learner (its Student column); None without a roster or a match."""
@@ -91,8 +95,9 @@ def grade(paths: list[str], options: GradingOptions) -> GradingResult:
         isolation = options.isolation if isinstance(options.isolation, Isolation) else choose(options.isolation)
     except (IsolationUnavailable, ValueError) as error:
         raise UsageError(str(error)) from None
-    submissions = found_submissions(paths, options)
+    submissions, homes = found_submissions(paths, options)
     hidden = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
+    hidden += list(options.homes.roots) if options.homes is not None else []
     hidden += [options.feedback] if options.feedback is not None else []
     # Every slot starts a kernel template (seconds of CPU: a sandbox's imports), so never more than submissions;
     # in the class's language, so that only a notebook in another one makes its slot start another template.
@@ -100,23 +105,29 @@ def grade(paths: list[str], options: GradingOptions) -> GradingResult:
                     cell_timeout=options.cell_timeout, timeout=options.timeout, forked=options.forked,
                     isolation=isolation, hidden=hidden, language=agreed_language(submissions), line=CourseLine)
     grader.spawn_template()  # now, while this process is single-threaded
-    return asyncio.run(_grade(submissions, options, grader))
+    return asyncio.run(_grade(submissions, options, grader, homes))
 
 
-def found_submissions(paths: list[str], options: GradingOptions) -> list[Submission]:
-    """The submissions under the paths, in grading order. A path that is not there, a class given to --gradescope or
-    --feedback among the submissions is a UsageError, raised before any kernel or template starts."""
+def found_submissions(paths: list[str], options: GradingOptions) -> tuple[list[Submission], Found | None]:
+    """The submissions under the paths and in the hub's homes, in grading order, and what the homes hold (None
+    without --homes). A path that is not there, homes that hold no learner of the course, a class given to
+    --gradescope, or --feedback among the submissions or in a home, is a UsageError, raised before any kernel or
+    template starts."""
     try:
-        found = for_one_submission(collect(paths, COURSE.stems), options)
-    except FileNotFoundError as error:
+        found = collect(paths, COURSE.stems)
+        homes = collect_homes(options.homes, COURSE.stems) if options.homes is not None else None
+        found = for_one_submission(found + (homes.submissions if homes else []), options)
+    except (FileNotFoundError, HomesError) as error:
         raise UsageError(str(error)) from None
     roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
-    if options.feedback is not None and inside(options.feedback, roots):
+    if options.feedback is not None and (inside(options.feedback, roots) or (
+            options.homes is not None and options.homes.home_holding(options.feedback, folder=True) is not None)):
         raise UsageError(WORDS("feedback_inside"))
-    return sorted(found if options.one_learner else not_theirs(found), key=submission_order)
+    return sorted(found if options.one_learner else not_theirs(found), key=submission_order), homes
 
 
-async def _grade(submissions: list[Submission], options: GradingOptions, grader: Grader) -> GradingResult:
+async def _grade(submissions: list[Submission], options: GradingOptions, grader: Grader,
+                 homes: Found | None = None) -> GradingResult:
     """The kernel template is already starting: it imports in its own process while this one goes on."""
     try:  # SIGTERM stops the run like Ctrl-C: kernels killed, temporary files removed
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
@@ -132,6 +143,7 @@ async def _grade(submissions: list[Submission], options: GradingOptions, grader:
     # The rows, the notes and (the command line's) exports speak the report's language; each notebook is
     # judged, and its feedback written, in its own (grade_submission).
     with language.using(options.lang or grader.language):  # the class's: agreed_language, read once in `grade`
+        grader.notes += homes.notes() if homes is not None else []  # the homes without the course, named once
         return await _grade_all(submissions, course, options, grader, template)
 
 

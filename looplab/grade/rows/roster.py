@@ -6,17 +6,23 @@ Two kinds of file are read, told apart by their header:
   student (Canvas's "Points Possible") are skipped;
 - a class list with the columns `id`, `name` and `email` (any case, any order, other columns
   ignored; `name` and one of `id`/`email` required), as most schools can export, or their French names
-  (`identifiant`, `nom`, `e-mail`). Its students get the same five columns: Student = name, ID and SIS User
-  ID = id, SIS Login ID = email.
+  (`identifiant`, `nom`, `e-mail`); for a class on a JupyterHub, a `username` column (`nom d'utilisateur`) holding
+  each student's hub user, alone or beside the others. Its students get the same five columns: Student = name, ID
+  and SIS User ID = id, SIS Login ID = email; and their `username`, which no Canvas file carries.
 Either is read comma- or semicolon-separated (a spreadsheet in a French locale saves a CSV with `;`: `table`),
 with or without a byte-order mark.
 
-A learner (the grader's name for them: a folder, a file name, or the name an LMS download carries,
-see submissions/lms.py) is the student whose SIS Login ID is that name, else whose SIS User ID, else whose ID,
-ignoring case; else whose e-mail address starts with it (`alice` for alice@school.edu); else whose
-full name it is, in either order, ignoring case, accents, spaces and punctuation (`Alice Smith`,
-`smithalice` and `Smith, Alice` are one person). A part of a name is never enough: `bob` is not
-`Bob Brown`. Names are compared in every script (`letters`): `Νίκος Παπαδάκης`, `Иван Петров`, `王小明`
+A learner (the grader's name for them: a folder, a file name, the name an LMS download carries, see
+submissions/lms.py, or a hub user, submissions/homes.py) is, ignoring case, the student whose SIS Login ID (a class
+list's e-mail) is that name, else whose SIS User ID, else whose ID, else whose hub `username`; else whose e-mail
+address's part before the `@` is that name (`alice` for alice@school.edu: a hub whose users log in with their
+school account names them either way, the whole address or its first part); else whose full name it is, in either
+order, ignoring case, accents, spaces and punctuation (`Alice Smith`, `smithalice` and `Smith, Alice` are one
+person). A part of a name is never enough: `bob` is not `Bob Brown`. The first of those steps that finds anyone
+decides, and it must find one student: a name two students answer to at one step (`alice` for alice@school.edu and
+alice@college.edu, two students named Alice Smith) matches neither, and the grader says so (`ambiguous`): the
+instructor says which in unmatched.csv. Rows with the same key (`Roster.key`) are one student.
+Names are compared in every script (`letters`): `Νίκος Παπαδάκης`, `Иван Петров`, `王小明`
 and `محمد علي` match their Canvas, Moodle and browser download names as `Alice Smith` does, and every
 cell and name is read in Unicode's composed form (NFC, submissions/lms.nfc), however it was typed or
 unzipped.
@@ -41,12 +47,15 @@ STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 REQUIRED = ("Student", "SIS Login ID")
 CLASS_LIST_COLUMNS = ("id", "name", "email")
 MATCHED_ON = ("SIS Login ID", "SIS User ID", "ID")  # in this order
+USERNAME = "username"  # a class list's hub user of a student (homes.py): matched on after MATCHED_ON; never in Canvas
+KEYED_ON = MATCHED_ON + (USERNAME,)
 ASSIGNMENT = re.compile(r"^(?P<name>.*\S)\s*\((?P<id>\d+)\)$")
 POINTS_POSSIBLE = "Points Possible"  # Canvas's export writes it indented: "    Points Possible"
 CANVAS_EXPORT, CLASS_LIST = "a Canvas gradebook export", "a class list"  # Roster.kind
 # Why a roster cannot be read, and a class list's column names in each language (texts/roster.toml).
 WORDS = words(__file__)
-LIST_COLUMNS = {"id": "list_id", "name": "list_name", "email": "list_email"}  # a class list's column -> its row
+LIST_COLUMNS = {"id": "list_id", "name": "list_name", "email": "list_email",  # a class list's column -> its row
+                USERNAME: "list_username"}
 
 
 class RosterError(ValueError):
@@ -81,30 +90,47 @@ class Roster:
     matches: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def student(self, learner: str) -> dict[str, str] | None:
-        """The roster row of a learner, by the rule in the module docstring; None if not on the roster."""
+        """The roster row of a learner, by the rule in the module docstring; None if not on the roster, or if the
+        step that finds anyone finds more than one student (`ambiguous` names them)."""
+        found = self._candidates(learner)
+        return found[0] if len(found) == 1 else None
+
+    def ambiguous(self, learner: str) -> list[dict[str, str]]:
+        """The students a learner's name matches when it matches more than one (then it matches none), else []."""
+        found = self._candidates(learner)
+        return found if len(found) > 1 else []
+
+    def _candidates(self, learner: str) -> list[dict[str, str]]:
+        """The students the first step of the rule that finds anyone finds, one row per key."""
         wanted = nfc(learner).strip().casefold()
         if not wanted:
-            return None
+            return []
         if wanted in self.matches:
-            return self.matches[wanted]
-        for column in MATCHED_ON:
-            for student in self.students:
-                if student[column].casefold() == wanted:
-                    return student
-        for student in self.students:
-            login = student["SIS Login ID"].casefold()
-            if "@" in login and login.partition("@")[0] == wanted:
-                return student
+            return [self.matches[wanted]]
+        for column in KEYED_ON:
+            found = [student for student in self.students if student.get(column, "").casefold() == wanted]
+            if found:
+                return self._one_per_key(found)
+        found = [student for student in self.students if "@" in student["SIS Login ID"]
+                 and student["SIS Login ID"].casefold().partition("@")[0] == wanted]
+        if found:
+            return self._one_per_key(found)
         reduced = letters(learner)
-        for student in self.students:
-            if reduced and reduced in name_forms(student["Student"]):
-                return student
-        return None
+        return self._one_per_key([student for student in self.students
+                                  if reduced and reduced in name_forms(student["Student"])])
+
+    @classmethod
+    def _one_per_key(cls, students: list[dict[str, str]]) -> list[dict[str, str]]:
+        one: dict[str, dict[str, str]] = {}
+        for student in students:
+            one.setdefault(cls.key(student).casefold(), student)
+        return list(one.values())
 
     @staticmethod
     def key(student: dict[str, str]) -> str:
-        """How to name a student in a message: the first of their matched-on columns that is filled."""
-        return next((student[column] for column in MATCHED_ON if student[column]), student["Student"])
+        """How to name a student in a message: the first of their matched-on columns that is filled (SIS Login ID,
+        SIS User ID, ID, then the hub username of a class list that has no other)."""
+        return next((student.get(column, "") for column in KEYED_ON if student.get(column, "")), student["Student"])
 
     def match(self, learners: list[str]) -> RosterMatch:
         return RosterMatch(self, {learner: self.student(learner) for learner in learners})
@@ -163,10 +189,10 @@ def read_roster(path: Path) -> Roster:
         said = column.strip().casefold()
         lower |= {name: column for name, key in LIST_COLUMNS.items()
                   if said in {text.casefold() for text in WORDS.rows[key].values()}}
-    if "name" in lower and ("id" in lower or "email" in lower):
+    if USERNAME in lower or ("name" in lower and ("id" in lower or "email" in lower)):
         return class_list(lower, entries)
     raise RosterError(WORDS("neither", path=path, class_list=", ".join(WORDS(LIST_COLUMNS[c]) for c in CLASS_LIST_COLUMNS),
-                            canvas=", ".join(STUDENT_COLUMNS)))
+                            canvas=", ".join(STUDENT_COLUMNS), username=WORDS(LIST_COLUMNS[USERNAME])))
 
 
 def canvas_roster(header: list[str], table: list[dict]) -> Roster:
@@ -175,7 +201,7 @@ def canvas_roster(header: list[str], table: list[dict]) -> Roster:
         student = {column: (entry.get(column) or "").strip() for column in STUDENT_COLUMNS}
         if student["Student"] == POINTS_POSSIBLE or not any(student[column] for column in MATCHED_ON):
             continue  # Canvas's "Points Possible" (and similar) rows: no student
-        students.append(student)
+        students.append(student | {USERNAME: ""})
     assignments = {}
     for column in header:
         match = ASSIGNMENT.match(column)
@@ -185,11 +211,12 @@ def canvas_roster(header: list[str], table: list[dict]) -> Roster:
 
 
 def class_list(columns: dict[str, str], table: list[dict]) -> Roster:
-    """A class list (id, name, email) as roster rows with Canvas's five columns."""
+    """A class list (id, name, email, and a hub's username) as roster rows with Canvas's five columns and the
+    username."""
     def value(entry: dict, name: str) -> str:
         return (entry.get(columns[name]) or "").strip() if name in columns else ""
 
     students = [{"Student": value(entry, "name"), "ID": value(entry, "id"), "SIS User ID": value(entry, "id"),
-                 "SIS Login ID": value(entry, "email"), "Section": ""}
-                for entry in table if value(entry, "name") or value(entry, "id")]
+                 "SIS Login ID": value(entry, "email"), "Section": "", USERNAME: value(entry, USERNAME)}
+                for entry in table if value(entry, "name") or value(entry, "id") or value(entry, USERNAME)]
     return Roster(students, {}, CLASS_LIST)

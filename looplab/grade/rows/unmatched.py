@@ -75,6 +75,10 @@ def read_matches(path: Path, roster: Roster) -> dict[str, dict[str, str]]:
         if not learner:
             raise MatchError(WORDS("no_learner", path=path, line=line, student=given))
         student = roster.student(given)
+        several = roster.ambiguous(given) if student is None else []
+        if several:
+            raise MatchError(WORDS("ambiguous_student", path=path, line=line, student=given, count=len(several),
+                                   students=", ".join(Roster.key(one) for one in several)))
         if student is None:
             raise MatchError(WORDS("no_student", path=path, line=line, student=given))
         key = learner.casefold()

@@ -27,6 +27,10 @@ class Submission:
     folder: Path | None = None  # the learner's folder, when the learner is named after it (None: after the file)
     named_after: str = ""  # a loose file named after a learner who has a folder: never read (`not_theirs`)
     digest: str = ""  # the SHA-256 of its bytes, once read (reading.py): identical submissions are named
+    # A hub's home (homes.py): `looked_in`, where its course notebooks were looked for when it holds none (`missing`);
+    # `unreadable`, why a folder of the home could not be listed (the system's words), `path` being that folder.
+    looked_in: str = ""
+    unreadable: str = ""
 
     @property
     def file(self) -> str:

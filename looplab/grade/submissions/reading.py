@@ -117,7 +117,7 @@ def spoken(notebook) -> str:
 def language_of(submission: Submission) -> str | None:
     """A submission's language read from its file alone (the report's default language is the class's when
     every notebook agrees); None for a file that cannot be read (it has no say)."""
-    if submission.named_after or submission.missing or submission.linked:
+    if submission.named_after or submission.missing or submission.linked or submission.unreadable:
         return None
     try:
         return spoken(_json_of(_read_at_most(submission, SUBMISSION_LIMIT, ""), ""))
@@ -148,8 +148,12 @@ def read_submission(submission: Submission, course: dict[str, Notebook]):
     if submission.named_after:  # first: not even a link or a broken file named after them is theirs
         raise Ungradable(Status.NOT_THEIRS, WORDS("not_theirs", learner=submission.named_after))
     guessed = _file_notebook(submission.path, course)
+    if submission.unreadable:  # a folder of a hub's home the grader may not enter (homes.py)
+        raise Ungradable(Status.UNREADABLE, WORDS("folder_unreadable", folder=submission.file,
+                                                  error=submission.unreadable))
     if submission.missing:
-        raise Ungradable(Status.NO_NOTEBOOK, WORDS("no_notebook"))
+        raise Ungradable(Status.NO_NOTEBOOK, WORDS("no_course_notebook", folder=submission.looked_in)
+                         if submission.looked_in else WORDS("no_notebook"))
     if submission.linked:
         raise Ungradable(Status.LINKED, WORDS("linked", name=submission.path.name), guessed)
     data = _json_of(_read_at_most(submission, SUBMISSION_LIMIT, guessed), guessed)
