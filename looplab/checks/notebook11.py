@@ -1,0 +1,3 @@
+"""Checks for notebook 11, the capstone (being written)."""
+
+CHECKERS: dict = {}
