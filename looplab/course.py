@@ -445,6 +445,18 @@ COURSE = Course(
                       "run_tool": "looplab.subagent:run_tool", "research": "looplab.evals:research",
                       "build_registry": "looplab.evals:build_registry"},
         ),
+        Notebook(
+            "11_capstone", "The capstone", "looplab.checks.notebook11",
+            builds="the whole agent in one program: the research subagent, the calculator, compaction between turns "
+                   "with its summary call traced, every call's cost, and a scripted demo",
+            references="looplab.capstone",
+            exercises=(
+                Exercise("11.1", "compact", "compact, traced", 2, "looplab.capstone:compact"),
+                Exercise("11.2", "run", "run, the whole agent", 3, "looplab.capstone:run"),
+            ),
+            provides={"SUMMARY_MAX_TOKENS": "looplab.compaction:SUMMARY_MAX_TOKENS",
+                      "history_size": "looplab.compaction:history_size"},
+        ),
     ),
 )
 

@@ -42,7 +42,8 @@ STAGES = {"agent-007-multi-tool-dispatch": ("05_toolbox", "agent_toolbox.py", "n
           "agent-009-knowledge-tools": ("07_knowledge_tools", "agent_knowledge.py", "notebook7.py"),
           "agent-010-context-compaction": ("08_context_compaction", "agent_compaction.py", "notebook8.py"),
           "agent-011-subagents": ("09_subagent", "agent_subagent.py", "notebook9.py"),
-          "agent-012-evals-and-tracing": ("10_evals_and_tracing", "agent_evals.py", "notebook10.py")}
+          "agent-012-evals-and-tracing": ("10_evals_and_tracing", "agent_evals.py", "notebook10.py"),
+          "agent-013-capstone": ("11_capstone", "agent_capstone.py", "notebook11.py")}
 UNUSUAL = ROOT / "tests" / "unusual_answers"
 SECTION = re.compile(r"^# %% exercise (\d+\.\d+)\n", re.MULTILINE)
 SERVER = "toolbox_server.py"  # notebook 5's MCP server, written from TOOL_REGISTRY alone

@@ -27,9 +27,10 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # one rendering alone. A reader scrolls through it on GitHub and in every diff; before the static
 # rendering folded what was sent before, notebook 2 held 1,289 lines (one output 398).
 # One rendering may be longer when a whole session is the point: notebook 8's (290 lines, 8 calls) shows a history
-# growing, the summary call and the splice after it, which a shorter session could not show.
+# growing, the summary call and the splice after it, which a shorter session could not show; notebook 11's (447
+# lines, 12 calls) is the capstone's whole demo, the parent's, the researcher's and the compactor's calls in one.
 LINES_PER_NOTEBOOK = 700
-LINES_PER_OUTPUT = 300
+LINES_PER_OUTPUT = 460
 
 LOOP = '''messages = [{"role": "user", "content": "What are 4823 × 1979 and 1234 / 8?"}]
 for _ in range(5):
