@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from authoring.hub_link import FOLDER, hub_link  # noqa: E402
-from tests.hub.hub import Hub, why_no_hub  # noqa: E402
+from tests.hub.hub import Hub, descendants, why_no_hub  # noqa: E402
 from tests.hub.test_hub import PATH, answered  # noqa: E402
 
 BRANCH = "course"
@@ -72,25 +72,6 @@ def resident_kib(pid: int) -> int:
     except OSError:
         pass
     return 0
-
-
-def children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found += [int(each) for each in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return found
-
-
-def descendants(pid: int) -> list[int]:
-    pending, seen = [pid], []
-    while pending:
-        each = pending.pop()
-        seen.append(each)
-        pending += children(each)
-    return seen
 
 
 def memory(hub: Hub, names: list[str]) -> tuple[list[int], int]:

@@ -8,19 +8,40 @@ set -euo pipefail
 
 CHROMIUM=/usr/bin/chromium
 BWRAP=/usr/bin/bwrap
+HUB=tests/hub  # its package.json and package-lock.json: configurable-http-proxy
+PROXY="$HUB/node_modules/.bin/configurable-http-proxy"
+
+# configurable-http-proxy from npm, once npm is there (below, or already).
+proxy() {
+    if [ -x "$PROXY" ]; then
+        return 0
+    fi
+    if ! command -v npm >/dev/null 2>&1; then
+        echo "install_system_deps: no npm, so no configurable-http-proxy: the JupyterHub tests (tests/hub/) are skipped"
+        return 0
+    fi
+    if npm ci --prefix "$HUB" --no-audit --no-fund --silent >/dev/null 2>&1; then
+        echo "install_system_deps: installed configurable-http-proxy ($PROXY)"
+    else
+        echo "install_system_deps: npm ci in $HUB failed: the JupyterHub tests (tests/hub/) are skipped" >&2
+    fi
+}
 
 missing=()
 [ -x "$CHROMIUM" ] || missing+=(chromium fonts-dejavu-core)
 [ -x "$BWRAP" ] || missing+=(bubblewrap)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 if [ ${#missing[@]} -eq 0 ]; then
-    echo "install_system_deps: chromium and bubblewrap already installed ($CHROMIUM, $BWRAP)"
+    echo "install_system_deps: chromium, bubblewrap and npm already installed ($CHROMIUM, $BWRAP, $(command -v npm))"
+    proxy
     exit 0
 fi
 
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "install_system_deps: cannot install ${missing[*]} (needs root and apt-get); without chromium the" \
          "browser test is skipped, without bubblewrap the isolation tests are and kernels are not isolated"
+    proxy
     exit 0
 fi
 
@@ -35,3 +56,4 @@ if ! {
     exit 1
 fi
 echo "install_system_deps: installed ${missing[*]} ($("$CHROMIUM" --version 2>/dev/null || echo "$CHROMIUM"), $("$BWRAP" --version 2>/dev/null || echo "$BWRAP"))"
+proxy

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .. import language
 from ..catalogue import words
+from ..course import COURSE
 from .exports.asked import Asked, write_exports
 from .exports.canvas import DEFAULT_MISSING, MISSING, CanvasColumnError, chosen_columns
 from .exports.gradescope import VISIBILITIES
@@ -70,6 +71,8 @@ def parser_for(spoken: str | None) -> SpeakingParser:
                         help=WORDS("help_homes"))
     graded.add_argument("--user-prefix", metavar=WORDS("metavar_prefix"), help=WORDS("help_user_prefix"))
     graded.add_argument("--folder", metavar=WORDS("metavar_name"), help=WORDS("help_folder", default=DEFAULT_FOLDER))
+    graded.add_argument("--notebook", action="append", default=[], choices=COURSE.stems, metavar="STEM",
+                        help=WORDS("help_notebook"))
     graded.add_argument("--out", default=DEFAULT_OUT, metavar=WORDS("metavar_file"),
                         help=WORDS("help_out", default=DEFAULT_OUT))
     graded.add_argument("--feedback", metavar=WORDS("metavar_folder"), help=WORDS("help_feedback"))
@@ -166,16 +169,18 @@ def _ready(parser: SpeakingParser, args):
 
 
 def _homes(parser: SpeakingParser, args) -> Homes | None:
-    """The hub's homes asked for (--homes, --user-prefix, --folder), refused before grading when the options do not
+    """The hub's homes asked for (--homes, --user-prefix, --folder, --notebook), refused before grading when the options do not
     go together, or an output would land in a learner's home (the grader never writes there)."""
-    for option, value in (("--user-prefix", args.user_prefix), ("--folder", args.folder)):
+    for option, value in (("--user-prefix", args.user_prefix), ("--folder", args.folder),
+                          ("--notebook", args.notebook or None)):
         if value is not None and not args.homes:
             parser.error(WORDS("needs_homes", option=option))
     if not args.homes:
         return None
     if args.one_submission:
         parser.error(WORDS("homes_not_one_submission"))
-    homes = Homes(tuple(Path(folder) for folder in args.homes), args.user_prefix or "", args.folder or DEFAULT_FOLDER)
+    homes = Homes(tuple(Path(folder) for folder in args.homes), args.user_prefix or "", args.folder or DEFAULT_FOLDER,
+                  tuple(args.notebook))
     try:
         checked_folder(homes.folder)
     except HomesError as error:

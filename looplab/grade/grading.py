@@ -115,7 +115,8 @@ def found_submissions(paths: list[str], options: GradingOptions) -> tuple[list[S
     template starts."""
     try:
         found = collect(paths, COURSE.stems)
-        homes = collect_homes(options.homes, COURSE.stems) if options.homes is not None else None
+        homes = collect_homes(options.homes, [stem for stem in COURSE.stems if stem in options.homes.notebooks or
+                                              not options.homes.notebooks]) if options.homes is not None else None
         found = for_one_submission(found + (homes.submissions if homes else []), options)
     except (FileNotFoundError, HomesError) as error:
         raise UsageError(str(error)) from None

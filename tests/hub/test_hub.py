@@ -163,6 +163,7 @@ def test_one_learner_runs_the_notebook_in_chromium_and_the_viewer_renders_throug
 def test_the_grader_grades_the_hub_s_homes_each_learner_by_their_hub_user(classroom, hub, tmp_path):
     out = tmp_path / "grades.csv"
     graded = subprocess.run([sys.executable, "-m", "looplab.grade", "--homes", str(hub.homes), "--folder", FOLDER,
+                             "--notebook", NOTEBOOK,
                              "--out", str(out), "--quiet"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert graded.returncode == 0, graded.stderr
     with open(out, newline="", encoding="utf-8") as handle:

@@ -89,11 +89,13 @@ def user_of(name: str, prefix: str) -> str | None:
 @dataclass(frozen=True)
 class Homes:
     """The homes given: their folders (`--homes`, each holding a home per hub user), the prefix of a home's name
-    before its user's (`--user-prefix`), and the course's folder in each home (`--folder`)."""
+    before its user's (`--user-prefix`), the course's folder in each home (`--folder`), and the notebooks to grade
+    (`--notebook`: after the first day of a workshop, its notebooks, not the stubs of the ones not yet opened)."""
 
     roots: tuple[Path, ...]
     prefix: str = ""
     folder: str = DEFAULT_FOLDER
+    notebooks: tuple[str, ...] = ()  # the course notebooks to grade (`--notebook`), by stem; empty: every one
 
     def homes(self, root: Path) -> list[tuple[str, Path]]:
         """(hub user, home) of every hub user's home under a root, in name order; HomesError if it cannot be listed."""
