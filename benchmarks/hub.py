@@ -26,6 +26,7 @@ The figures are printed, never asserted: they depend on the machine. `python ben
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -128,14 +129,19 @@ def main() -> int:
     print(f"  one learner alone           {median_alone:6.1f} s   (baseline)")
     print(f"  {args.learners} at once, per learner     {statistics.median(each):6.1f} s   "
           f"({statistics.median(each) / median_alone:.2f}x)")
-    print(f"  {args.learners} at once, the slowest     {median_slowest:6.1f} s   ({median_slowest / median_alone:.2f}x)")
+    print(f"  {args.learners} at once, the slowest     {median_slowest:6.1f} s   "
+          f"({median_slowest / median_alone:.2f}x)")
     print("\nmemory (resident, after the first check):")
     print(f"  per learner (server + kernel) {per_learner:6.0f} MiB  (median; min {min(learners_kib) / 1024:.0f}, "
           f"max {max(learners_kib) / 1024:.0f})")
     print(f"  the hub and its proxy         {statistics.median(hubs_kib) / 1024:6.0f} MiB")
+    cpu = os.cpu_count() or 1
+    seconds = median_slowest * cpu / args.learners  # CPU-seconds one learner's start takes, the cores shared
+    print(f"\none learner's start to the first check: about {seconds:.1f} CPU-seconds ({args.learners} at once on "
+          f"{cpu} cores, the slowest)")
     for room in (30, 300):
         print(f"  a room of {room:>3}: {room * per_learner / 1024 + statistics.median(hubs_kib) / 1024 ** 2:5.1f} GiB "
-              f"for the learners' servers and kernels")
+              f"(learners and hub); all at once: {room * seconds / 60:.0f} CPU-minutes to their first checks")
     return 0
 
 

@@ -22,7 +22,6 @@ from pathlib import Path
 import anthropic
 import httpx2
 
-from .allowance import AllowanceTransport, Ledger, from_environment
 from .catalogue import words
 from .error_display import show_api_errors_briefly
 from .model_id import MODEL  # re-exported: the one model id, kept where modules that never call the API read it
@@ -106,6 +105,8 @@ def client(
     else:
         network = upstream or httpx2.HTTPTransport()
         # A room sharing one key caps each learner's calls and tokens (allowance.py): checked before the network.
+        from .allowance import AllowanceTransport, Ledger, from_environment  # live only: offline imports none of it
+
         allowance = from_environment()
         if allowance is not None:
             ledger = Ledger(allowance)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gettext
 import os
 import sys
 import time
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
 def required(parser: SpeakingParser, what: str) -> str:
     """argparse's own words for a missing argument, in the parser's language."""
     with parser.speaking():
-        return argparse._("the following arguments are required: %s") % what
+        return gettext.gettext("the following arguments are required: %s") % what  # argparse's own `_`
 
 
 def _ready(parser: SpeakingParser, args):

@@ -1,4 +1,6 @@
-"""tests/hub/: the course on a real JupyterHub (hub.py). Select or deselect these tests with `-m hub` / `-m "not hub"`."""
+"""tests/hub/: the course on a real JupyterHub (hub.py) and what Binder would build.
+
+Select or deselect these tests with `-m hub` / `-m "not hub"`."""
 
 
 def pytest_configure(config):

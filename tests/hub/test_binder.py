@@ -18,6 +18,8 @@ import pytest
 
 from tests.hub.hub import BIN
 
+pytestmark = pytest.mark.hub
+
 ROOT = Path(__file__).resolve().parents[2]
 REPO2DOCKER = BIN / "repo2docker"
 SUPPORTED = ("3.11", "3.12", "3.13")  # pyproject.toml's requires-python, and bootstrap.py's NEEDED

@@ -110,7 +110,8 @@ def test_each_learner_opens_the_course_through_the_link_and_passes_the_checks_in
 
 
 def test_one_learner_runs_the_notebook_in_chromium_and_the_viewer_renders_through_the_proxy(classroom, hub):
-    from tests.browser.conftest import _CELL_OUTCOMES, _REACHED_THE_END, _RUN_ALL, CHROMIUM_ARGS, LAB_SETTINGS, RUN_TIMEOUT
+    from tests.browser.conftest import (_CELL_OUTCOMES, _REACHED_THE_END, _RUN_ALL, CHROMIUM_ARGS, LAB_SETTINGS,
+                                        RUN_TIMEOUT)
     from tests.learner_run_all import CHROMIUM, why_no_browser
 
     missing = why_no_browser()
@@ -124,38 +125,45 @@ def test_one_learner_runs_the_notebook_in_chromium_and_the_viewer_renders_throug
     for name, values in LAB_SETTINGS.items():
         (settings / name).parent.mkdir(parents=True, exist_ok=True)
         (settings / name).write_text(json.dumps(values))
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()
-            page.set_default_timeout(60_000)
-            page.goto(f"{hub.url}/hub/login")
-            page.fill("input[name=username]", learner.name)
-            page.fill("input[name=password]", "any")
-            page.click("input[type=submit], button[type=submit]")
-            page.goto(link)  # the class link: nbgitpuller's page pulls, then opens JupyterLab on the notebooks
-            page.wait_for_url(f"**/user/{learner.name}/lab/tree/{FOLDER}/notebooks**")
-            page.wait_for_function("() => window.jupyterapp !== undefined")
-            page.evaluate("() => window.jupyterapp.restored.then(() => true)")
-            page.evaluate("path => window.jupyterapp.commands.execute('docmanager:open', {path, factory: 'Notebook'})",
-                          PATH)
-            page.wait_for_function("""path => { const panel = window.jupyterapp.shell.currentWidget;
-                const kernel = panel && panel.sessionContext && panel.sessionContext.session
-                    && panel.sessionContext.session.kernel;
-                return !!kernel && kernel.status === 'idle' && panel.context.path === path; }""", arg=PATH)
-            page.evaluate(_RUN_ALL, PATH)
-            page.wait_for_function(_REACHED_THE_END, arg=PATH, timeout=RUN_TIMEOUT, polling=200)
-            raised = [(cell["tags"], cell["errors"]) for cell in page.evaluate(_CELL_OUTCOMES, PATH)
-                      if cell["errors"] and "raises-exception" not in cell["tags"]]
-            assert not raised, raised
-            viewers = page.locator(".looplab-viewer")
-            expect(viewers.first).to_be_visible()
-            expect(viewers.first.locator(".looplab-step-label")).to_contain_text(re.compile(r"Step \d+ of \d+"))
-            expect(page.get_by_text("Error displaying widget")).to_have_count(0)
-            page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-            page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
-        finally:
-            browser.close()
+
+    def drive() -> None:
+        """In a thread of its own: a test before this one in the same worker may leave an asyncio loop running in
+        this one, where Playwright's sync API refuses to run."""
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_context(viewport={"width": 1400, "height": 1100}).new_page()
+                page.set_default_timeout(60_000)
+                page.goto(f"{hub.url}/hub/login")
+                page.fill("input[name=username]", learner.name)
+                page.fill("input[name=password]", "any")
+                page.click("input[type=submit], button[type=submit]")
+                page.goto(link)  # the class link: nbgitpuller's page pulls, then opens JupyterLab on the notebooks
+                page.wait_for_url(f"**/user/{learner.name}/lab/tree/{FOLDER}/notebooks**")
+                page.wait_for_function("() => window.jupyterapp !== undefined")
+                page.evaluate("() => window.jupyterapp.restored.then(() => true)")
+                page.evaluate("path => window.jupyterapp.commands.execute('docmanager:open', "
+                              "{path, factory: 'Notebook'})", PATH)
+                page.wait_for_function("""path => { const panel = window.jupyterapp.shell.currentWidget;
+                    const kernel = panel && panel.sessionContext && panel.sessionContext.session
+                        && panel.sessionContext.session.kernel;
+                    return !!kernel && kernel.status === 'idle' && panel.context.path === path; }""", arg=PATH)
+                page.evaluate(_RUN_ALL, PATH)
+                page.wait_for_function(_REACHED_THE_END, arg=PATH, timeout=RUN_TIMEOUT, polling=200)
+                raised = [(cell["tags"], cell["errors"]) for cell in page.evaluate(_CELL_OUTCOMES, PATH)
+                          if cell["errors"] and "raises-exception" not in cell["tags"]]
+                assert not raised, raised
+                viewers = page.locator(".looplab-viewer")
+                expect(viewers.first).to_be_visible()
+                expect(viewers.first.locator(".looplab-step-label")).to_contain_text(re.compile(r"Step \d+ of \d+"))
+                expect(page.get_by_text("Error displaying widget")).to_have_count(0)
+                page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+                page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty")
+            finally:
+                browser.close()
+
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(drive).result()
     saved = learner.read(PATH)
     assert any(line.startswith("✓ Exercise 1.1") for line in check_lines(nbformat.from_dict(saved)))
 
