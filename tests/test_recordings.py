@@ -6,7 +6,7 @@ import pytest
 from anthropic.types import Message
 
 import looplab
-from looplab.recordings import RECORDINGS_DIR, Recording, canonical_conversation, exchange_key
+from looplab.recordings import RECORDINGS_DIR, Recording, exchange_key
 from looplab.rules import check_request
 
 RECORDING_FILES = sorted(RECORDINGS_DIR.glob("*.json"))

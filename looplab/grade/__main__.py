@@ -8,7 +8,6 @@ grading are in it; once graded, the gradebook, the notes, the table and the clos
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import gettext
 import os

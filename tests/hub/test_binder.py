@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hub.hub import BIN
+from tests.hub.hub import BIN, unavailable
 
 pytestmark = pytest.mark.hub
 
@@ -28,7 +28,7 @@ SUPPORTED = ("3.11", "3.12", "3.13")  # pyproject.toml's requires-python, and bo
 @pytest.fixture(scope="module")
 def plan() -> str:
     if not REPO2DOCKER.exists():
-        pytest.skip(f"repo2docker is not installed in {BIN.parent}: run `make test` (scripts/bootstrap.py makes it)")
+        unavailable(f"repo2docker is not installed in {BIN.parent}: run `make test` (scripts/bootstrap.py makes it)")
     ran = subprocess.run([str(REPO2DOCKER), "--no-build", "--debug", str(ROOT)], capture_output=True, text=True,
                          timeout=120, cwd=ROOT)
     assert ran.returncode == 0, ran.stderr[-3000:]

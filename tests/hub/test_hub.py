@@ -25,7 +25,7 @@ import pytest
 
 from authoring.hub_link import FOLDER, hub_link
 from looplab.course import exercise_number
-from tests.hub.hub import Hub, why_no_hub
+from tests.hub.hub import Hub, unavailable, why_no_hub
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = "01_one_tool_call"
@@ -53,7 +53,7 @@ def remote(tmp_path_factory) -> Path:
 def hub(tmp_path_factory):
     missing = why_no_hub()
     if missing:
-        pytest.skip(missing)
+        unavailable(missing)
     started = Hub(tmp_path_factory.mktemp("hub"))
     try:
         yield started
