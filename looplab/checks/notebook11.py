@@ -29,9 +29,8 @@ from ..scripted import TooManyCalls, calculator as calc, reply, said, scripted_c
 from .core import Report, Scenario, play
 from .difference import ABSENT, first_difference, shown
 from .notebook8 import (AFTER_A_SUMMARY, COMPACT_LINE, COMPACT_MARK, NEVER_READ, ONE_LONG_EXCHANGE, SUMMARIES,
-                        SUMMARY_MESSAGE, THREE_EXCHANGES, TRIP, Fold, canonical, exactly, final_words, lines, made,
-                        one_under, print_kept)
-from .notebook8 import _folded, _kept
+                        THREE_EXCHANGES, TRIP, Fold, exactly, final_words, lines, made, one_under, print_kept)
+from .notebook8 import _folded, _kept, folded_between_turns
 from .notebook9 import FOUNDED, NOTHING_MORE, PARENT_SYSTEM, RESEARCHER_PROMPTS, SYSTEM_PROMPTS, searched
 from .notebook10 import EARLIER, ENTRY_KEYS, PARENT, close, entry_of, trace_line
 
@@ -353,7 +352,8 @@ def _session_played(run, session: Session, report: Report) -> None:
     _agent_lines(written, session.turns_of, report)
     _echoed(written, session, handed.get("echo_input", False), report)
     if session.folds:
-        _folded_between_turns(model, limit, report)
+        folded_between_turns(model.of(PARENT), model.of(COMPACTOR_AGENT), limit, report, SESSION_LINES,
+                             SESSION_SUMMARY)
         expected = COMPACT_LINE.format(split=FOLDED)
         report.require(expected in written, "compact_line_not_written", expected=expected.strip(), output=written)
     else:
@@ -402,34 +402,6 @@ def _echoed(written: str, session: Session, echo: bool, report: Report) -> None:
             continue
         report.require(words + NEWLINE not in written, "echo_not_after_prompt", **said)
         raise report.failure("echo_missing", **said)
-
-
-def _folded_between_turns(model: SessionModel, limit: int, report: Report) -> None:
-    """One summary call, between turns FOLD_AFTER and FOLD_AFTER + 1; the next turn's request made of the summary,
-    the acknowledgement, the kept turn's exchange word for word, and the new line."""
-    summaries = model.of(COMPACTOR_AGENT)
-    early = [call for call in summaries if call.answered < FOLD_AFTER]
-    report.require(not early, "folded_too_early", answered=early[0].answered if early else 0, limit=limit,
-                   expected=FOLD_AFTER)
-    late = [call for call in summaries if call.answered > FOLD_AFTER]
-    report.require(not late, "folded_after_last_answer", answered=late[0].answered if late else 0)
-    report.require(bool(summaries), "never_folded", limit=limit, expected=FOLD_AFTER)
-    report.require(len(summaries) == 1, "summaries_between_turns", count=len(summaries), expected=FOLD_AFTER)
-    parents = model.of(PARENT)
-    kept_turn = [call for call in parents if call.turn == FOLD_AFTER]
-    next_turn = FOLD_AFTER + 1
-    sent = canonical(next(call for call in parents if call.turn == next_turn).request["messages"])
-    summary = SUMMARY_MESSAGE.format(summary=final_words((SESSION_SUMMARY,)))
-    [expected_start] = canonical([{"role": "user", "content": summary}])
-    report.require(sent[0] == expected_start, "turn_after_fold_start", turn=next_turn, first=shown(sent[0]),
-                   expected=shown(expected_start))
-    start = len(kept_turn[0].request["messages"]) - 1  # where the kept turn's line sits in its requests
-    exchange = canonical(kept_turn[-1].request["messages"][start:]
-                         + [{"role": "assistant", "content": kept_turn[-1].response["content"]}])
-    difference = first_difference(sent[:-1], sent[:2] + exchange, "messages")
-    report.require(difference is None, "turn_not_kept", turn=FOLD_AFTER, difference=str(difference))
-    [line] = canonical([{"role": "user", "content": SESSION_LINES[FOLD_AFTER].now()}])
-    report.require(sent[-1] == line, "turn_after_fold_end", turn=next_turn, last=shown(sent[-1]), expected=shown(line))
 
 
 def expected_lines(model: SessionModel) -> list[tuple[str, str]]:

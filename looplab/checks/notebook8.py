@@ -621,7 +621,7 @@ def check_run(run, report: Report) -> None:
             report.require(not summaries, "run_folded_within_budget", limit=limit,
                            answered=summaries[0].answered if summaries else 0)
             continue
-        _folded_between_turns(model, summaries, limit, report)
+        folded_between_turns(model.turn_requests(), summaries, limit, report)
         expected = COMPACT_LINE.format(split=FOLDED)
         report.require(expected in written, "compact_line_not_written", expected=expected.strip(), output=written)
     report.situation = None
@@ -638,9 +638,14 @@ def _agent_lines(output: str, report: Report) -> None:
         at = found + len(line)
 
 
-def _folded_between_turns(model: SessionModel, summaries: list[Asked], limit: int, report: Report) -> None:
+def folded_between_turns(requests: list, summaries: list, limit: int, report: Report,
+                         session: tuple = SESSION_LINES, summarised: Callable = SESSION_SUMMARY) -> None:
     """One summary call, between turns FOLD_AFTER and FOLD_AFTER + 1; the next turn's request made of the summary,
-    the acknowledgement, the folded turn's exchange word for word, and the new line."""
+    the acknowledgement, the folded turn's exchange word for word, and the new line.
+
+    `requests`: the agent's turn requests, `summaries` the summary calls, each with its turn, the turns answered by
+    then, its request and its response (Asked); `session` and `summarised`: the session's lines and summary reply
+    (notebook 11's run plays a session of its own through the same rule)."""
     early = [asked for asked in summaries if asked.answered < FOLD_AFTER]
     report.require(not early, "folded_too_early", answered=early[0].answered if early else 0, limit=limit,
                    expected=FOLD_AFTER)
@@ -648,11 +653,10 @@ def _folded_between_turns(model: SessionModel, summaries: list[Asked], limit: in
     report.require(not late, "folded_after_last_answer", answered=late[0].answered if late else 0)
     report.require(bool(summaries), "never_folded", limit=limit, expected=FOLD_AFTER)
     report.require(len(summaries) == 1, "summaries_between_turns", count=len(summaries), expected=FOLD_AFTER)
-    requests = model.turn_requests()
     kept_turn = [asked for asked in requests if asked.turn == FOLD_AFTER]
     next_turn = FOLD_AFTER + 1
     sent = canonical(next(asked for asked in requests if asked.turn == next_turn).request["messages"])
-    summary = SUMMARY_MESSAGE.format(summary=final_words((SESSION_SUMMARY,)))
+    summary = SUMMARY_MESSAGE.format(summary=final_words((summarised,)))
     [expected_start] = canonical([{"role": "user", "content": summary}])
     report.require(sent[0] == expected_start, "turn_after_fold_start", turn=next_turn, first=shown(sent[0]),
                    expected=shown(expected_start))
@@ -661,7 +665,7 @@ def _folded_between_turns(model: SessionModel, summaries: list[Asked], limit: in
                          + [{"role": "assistant", "content": kept_turn[-1].response["content"]}])
     difference = first_difference(sent[:-1], sent[:2] + exchange, "messages")
     report.require(difference is None, "turn_not_kept", turn=FOLD_AFTER, difference=str(difference))
-    [line] = canonical([{"role": "user", "content": SESSION_LINES[FOLD_AFTER].now()}])
+    [line] = canonical([{"role": "user", "content": session[FOLD_AFTER].now()}])
     report.require(sent[-1] == line, "turn_after_fold_end", turn=next_turn, last=shown(sent[-1]), expected=shown(line))
 
 
