@@ -1,4 +1,4 @@
-"""Fixtures shared by the tests of the client and of the viewer, and of the authoring script."""
+"""Fixtures shared by the tests of the client and of the viewer, of the authoring script, and of the checks."""
 
 import pytest
 
@@ -19,3 +19,10 @@ def author():
     from authoring import author_recordings
 
     return author_recordings
+
+
+@pytest.fixture(params=["en", "fr"])
+def spoken_in(request, monkeypatch):
+    """A check played in each language of the course (LOOPLAB_LANG): the language's name."""
+    monkeypatch.setenv("LOOPLAB_LANG", request.param)
+    return request.param

@@ -9,6 +9,7 @@ IPython magics or shell lines (`%`, `!`) are left out.
 import contextlib
 import io
 import linecache
+import os
 from pathlib import Path
 
 import nbformat
@@ -42,6 +43,17 @@ def solution_namespace(stem: str, until: str | None = None) -> dict:
             if until is not None and exercise_number(cell) == until:
                 return namespace
     return namespace
+
+
+def solution_in_a_folder(folder: Path, stem: str, until: str | None = None) -> dict:
+    """solution_namespace, run with `folder` as the working directory: a notebook that writes its program
+    (agent_subagent.py...) writes it there, not into the repository."""
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        return solution_namespace(stem, until=until)
+    finally:
+        os.chdir(before)
 
 
 def notebook_question(stem: str, name: str) -> str:

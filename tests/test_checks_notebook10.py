@@ -22,12 +22,6 @@ COURSE_VERSIONS = [("10.1", evals.cost_of), ("10.2", evals.agent_turn), ("10.3",
                    ("10.6", evals.run_evals)]
 
 
-@pytest.fixture(params=["en", "fr"])
-def spoken_in(request, monkeypatch):
-    monkeypatch.setenv("LOOPLAB_LANG", request.param)
-    return request.param
-
-
 def test_the_exercises_and_their_points():
     assert [(e.id, e.name, e.points) for e in COURSE.notebook(STEM).exercises] == [
         ("10.1", "cost_of", 1), ("10.2", "agent_turn", 3), ("10.3", "expect_tool_call", 1),

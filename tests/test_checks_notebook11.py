@@ -5,7 +5,6 @@ are the course's, as in a learner's notebook."""
 
 import io
 import itertools
-import os
 
 import pytest
 
@@ -22,7 +21,7 @@ from looplab.model_id import MODEL
 from looplab.scripted import scripted_client
 from looplab.subagent import SYSTEM_PROMPT
 from tests.check_helpers import fails, passes, stub, twin
-from tests.notebook_code import solution_namespace
+from tests.notebook_code import solution_in_a_folder
 
 STEM = "11_capstone"
 
@@ -30,19 +29,7 @@ STEM = "11_capstone"
 @pytest.fixture(scope="module")
 def solution(tmp_path_factory):
     """The solution notebook run offline up to its last exercise, in a folder of its own: its names."""
-    folder = tmp_path_factory.mktemp("notebook11")
-    before = os.getcwd()
-    os.chdir(folder)
-    try:
-        return solution_namespace(STEM, until="11.2")
-    finally:
-        os.chdir(before)
-
-
-@pytest.fixture(params=["en", "fr"])
-def spoken_in(request, monkeypatch):
-    monkeypatch.setenv("LOOPLAB_LANG", request.param)
-    return request.param
+    return solution_in_a_folder(tmp_path_factory.mktemp("notebook11"), STEM, until="11.2")
 
 
 def test_the_exercises_and_their_points():

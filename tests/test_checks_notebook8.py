@@ -4,7 +4,6 @@ KEEP_RECENT, CONTEXT_LIMIT, ACKNOWLEDGEMENT, agent_turn, and its earlier exercis
 the earlier pieces are the course's, as in a learner's notebook."""
 
 import itertools
-import os
 import sys
 
 import pytest
@@ -18,7 +17,7 @@ from looplab.compaction import (  # noqa: F401 (the names the notebook gives the
 from looplab.course import COURSE
 from looplab.robust import agent_turn
 from tests.check_helpers import fails, passes, stub, twin
-from tests.notebook_code import solution_namespace
+from tests.notebook_code import solution_in_a_folder
 
 STEM = "08_context_compaction"
 
@@ -26,13 +25,7 @@ STEM = "08_context_compaction"
 @pytest.fixture(scope="module")
 def solution(tmp_path_factory):
     """The solution notebook run once, offline, in a folder of its own (it writes agent_compaction.py): its names."""
-    folder = tmp_path_factory.mktemp("notebook8")
-    before = os.getcwd()
-    os.chdir(folder)
-    try:
-        return solution_namespace(STEM)
-    finally:
-        os.chdir(before)
+    return solution_in_a_folder(tmp_path_factory.mktemp("notebook8"), STEM)
 
 
 def test_the_exercises_and_their_points():
@@ -43,12 +36,6 @@ def test_the_exercises_and_their_points():
 
 
 # --- the check's own scenarios, held to the course's reckoning in both languages ---------------------------------
-
-
-@pytest.fixture(params=["en", "fr"])
-def spoken_in(request, monkeypatch):
-    monkeypatch.setenv("LOOPLAB_LANG", request.param)
-    return request.param
 
 
 def test_the_splits_written_in_the_table_are_the_courses(spoken_in):

@@ -4,7 +4,6 @@ agent_turn, research): while each is checked, the earlier pieces are the course'
 
 import inspect
 import io
-import os
 import sys
 
 import pytest
@@ -19,7 +18,7 @@ from looplab.subagent import (  # noqa: F401 (the names the notebook gives the a
     run_tool,
 )
 from tests.check_helpers import fails, passes, stub, twin
-from tests.notebook_code import solution_namespace
+from tests.notebook_code import solution_in_a_folder
 
 STEM = "09_subagent"
 
@@ -27,19 +26,7 @@ STEM = "09_subagent"
 @pytest.fixture(scope="module")
 def solution(tmp_path_factory):
     """The solution notebook run once, offline, in a folder of its own (it writes agent_subagent.py): its names."""
-    folder = tmp_path_factory.mktemp("notebook9")
-    before = os.getcwd()
-    os.chdir(folder)
-    try:
-        return solution_namespace(STEM)
-    finally:
-        os.chdir(before)
-
-
-@pytest.fixture(params=["en", "fr"])
-def spoken_in(request, monkeypatch):
-    monkeypatch.setenv("LOOPLAB_LANG", request.param)
-    return request.param
+    return solution_in_a_folder(tmp_path_factory.mktemp("notebook9"), STEM)
 
 
 def test_the_exercises_and_their_points():
