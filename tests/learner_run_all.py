@@ -14,9 +14,15 @@ from looplab.course import COURSE
 CHROMIUM = Path("/usr/bin/chromium")
 BROWSER_RUN_ALL_TEST = Path(__file__).resolve().parent / "browser" / "test_run_all.py"
 
-# (notebook, language): every English learner notebook, and one French one (its kernel speaks French because its
-# notebook says so; the French code is the English program, so one suffices).
-RUN_IN_THE_BROWSER = [(name, "en") for name in COURSE.stems] + [("02_closing_the_loop", "fr")]
+# (notebook, language) run with Run All in JupyterLab: the first notebook, and the ones whose viewer shows what no
+# other does (8: the splice after a compaction; 9: a subagent's steps linked to its parent's call; 11: a whole
+# session of three agents), in English; and one French one (its kernel speaks French because its notebook says so;
+# the French code is the English program, so one suffices). The others run under nbclient (tests/test_notebooks.py),
+# which checks the same outcome of every cell: in the browser, each cost some 4 s more of the suite's CPU, and the
+# viewer itself is driven in JupyterLab by tests/browser/test_viewer_in_jupyterlab.py and, through a hub's proxy, by
+# tests/hub/test_hub.py.
+BROWSER_STEMS = [COURSE.stems[0], "08_context_compaction", "09_subagent", COURSE.stems[-1]]
+RUN_IN_THE_BROWSER = [(name, "en") for name in BROWSER_STEMS] + [("02_closing_the_loop", "fr")]
 
 
 def learner_notebook(name: str, spoken: str) -> Path:
