@@ -21,13 +21,8 @@ import argparse
 from urllib.parse import urlencode
 
 from looplab import language
-
-FOLDER = "looplab-course"  # where the course lands in each home: not an importable name (see above)
-
-
-def notebooks_folder(lang: str) -> str:
-    """The folder of the notebooks in a language, inside the course's folder (notebooks/, notebooks/fr/)."""
-    return "notebooks" if lang == language.SOURCE else f"notebooks/{lang}"
+from looplab.grade.submissions.homes import DEFAULT_FOLDER as FOLDER  # the grader reads the homes where this clones
+from looplab.grade.submissions.homes import notebooks_folder
 
 
 def hub_link(hub: str, repo: str, branch: str = "main", lang: str = language.SOURCE, folder: str = FOLDER) -> str:
@@ -36,7 +31,7 @@ def hub_link(hub: str, repo: str, branch: str = "main", lang: str = language.SOU
     if lang not in language.LANGUAGES:
         raise ValueError(f"no notebooks in {lang!r}: the course's languages are {', '.join(language.LANGUAGES)}")
     query = urlencode({"repo": repo, "branch": branch, "targetpath": folder,
-                       "urlpath": f"lab/tree/{folder}/{notebooks_folder(lang)}"})
+                       "urlpath": f"lab/tree/{folder}/{notebooks_folder(lang).as_posix()}"})
     return f"{hub.rstrip('/')}/hub/user-redirect/git-pull?{query}"
 
 

@@ -89,9 +89,6 @@ if __name__ == "__main__":
 
 
 def test_the_series_stage_013_tests_pass_against_this_module(tmp_path):
-    from tests.test_series_stages import passes_the_stage, stage_tests
+    from tests.test_series_stages import a_program_passes_the_stage
 
-    stage_tests(STAGE)
-    program = tmp_path / "agent_capstone.py"
-    program.write_text(PROGRAM, encoding="utf-8")
-    passes_the_stage(STAGE, program, tmp_path)
+    a_program_passes_the_stage(STAGE, PROGRAM, "agent_capstone.py", tmp_path)

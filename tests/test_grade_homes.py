@@ -283,12 +283,6 @@ def test_the_course_s_own_copies_carry_no_sign_of_a_run():
             assert not ran, f"{path.relative_to(ROOT)} carries outputs: a clone of it would look worked in"
 
 
-def test_the_course_folder_is_where_the_class_link_clones_it():
-    hub_link = pytest.importorskip("authoring.hub_link")
-    assert DEFAULT_FOLDER == hub_link.FOLDER
-    assert notebooks_folder("fr").as_posix() == hub_link.notebooks_folder("fr")
-
-
 def test_a_home_s_name_is_its_hub_user_s(tmp_path):
     assert user_of("jupyter-ada", "jupyter-") == "ada" and user_of("ada", "") == "ada"
     assert user_of("ubuntu", "jupyter-") is None and user_of("jupyter-", "jupyter-") is None

@@ -14,7 +14,6 @@ from looplab import knowledge
 from looplab.knowledge import (
     CORPUS, NO_MATCH, NOTHING_RELEVANT, TOOL_REGISTRY, TOOLS, VectorStore, cosine_similarity, embed, retrieve, search,
 )
-from tests.test_series_stages import passes_the_stage, stage_tests
 
 VACATION = "Permanent staff receive 25 days of paid vacation each year, plus two wellbeing days."
 FOUNDING = "Halden Robotics was founded in 2019 by Dara Okonkwo, a former bridge engineer."
@@ -131,11 +130,9 @@ PROGRAM = textwrap.dedent('''
 
 
 def test_the_series_stage_009_tests_pass_against_these_tools(tmp_path):
-    stage = "agent-009-knowledge-tools"
-    stage_tests(stage)  # skips, saying where to point, when the series' tests are not here
-    program = tmp_path / "agent_knowledge.py"
-    program.write_text(PROGRAM, encoding="utf-8")
-    passes_the_stage(stage, program, tmp_path)
+    from tests.test_series_stages import a_program_passes_the_stage
+
+    a_program_passes_the_stage("agent-009-knowledge-tools", PROGRAM, "agent_knowledge.py", tmp_path)
 
 
 @pytest.mark.parametrize("query", ["time off", "who founded the company", "Utrecht", "cat"])

@@ -115,6 +115,16 @@ def passes_the_stage(stage: str, program: Path, folder: Path) -> None:
     assert " passed" in ran.stdout and " failed" not in ran.stdout
 
 
+def a_program_passes_the_stage(stage: str, source: str, name: str, folder: Path) -> None:
+    """A program's source (a course's reference module dressed as the series' program), written into `folder` as
+    `name`, passes the series' tests of `stage`; skipped, saying where to point LOOPLAB_SERIES_TESTS, when they are
+    not here."""
+    stage_tests(stage)
+    program = folder / name
+    program.write_text(source, encoding="utf-8")
+    passes_the_stage(stage, program, folder)
+
+
 @pytest.fixture(scope="module")
 def solution(tmp_path_factory):
     """Each solution notebook run once (its programs all written): stem -> (its folder, its checks that raised)."""

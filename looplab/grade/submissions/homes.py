@@ -56,7 +56,9 @@ from .reading import _json_of, _read_at_most  # the reader's own limits: bounded
 # texts/homes.toml: why homes cannot be graded as given, and the note on homes without the course, in the report's
 # language.
 WORDS = words(__file__)
-DEFAULT_FOLDER = "looplab-course"  # authoring/hub_link.py's FOLDER: where the class link clones the course
+# Where the class link (authoring/hub_link.py, which takes it from here) clones the course in each home: not an
+# importable name, or a kernel started in the home would import that folder instead of the installed course.
+DEFAULT_FOLDER = "looplab-course"
 NAMES_SHOWN = 10  # homes named in the note on those without the course; the rest counted
 
 
